@@ -1,0 +1,3 @@
+export { z } from 'zod';
+export * from './load-config.js';
+export * from './env-types.js';

@@ -1,0 +1,83 @@
+/** gRPC status codes (same numbers as @grpc/grpc-js `status`), kept here so this package needs no gRPC import. */
+export const GrpcStatus = {
+  OK: 0,
+  CANCELLED: 1,
+  UNKNOWN: 2,
+  INVALID_ARGUMENT: 3,
+  DEADLINE_EXCEEDED: 4,
+  NOT_FOUND: 5,
+  ALREADY_EXISTS: 6,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  FAILED_PRECONDITION: 9,
+  ABORTED: 10,
+  OUT_OF_RANGE: 11,
+  UNIMPLEMENTED: 12,
+  INTERNAL: 13,
+  UNAVAILABLE: 14,
+  DATA_LOSS: 15,
+  UNAUTHENTICATED: 16,
+} as const;
+export type GrpcStatusCode = (typeof GrpcStatus)[keyof typeof GrpcStatus];
+
+/** What a NATS consumer does with a message whose handling failed with this error. */
+export type AckPolicy = 'term' | 'ack' | 'nak';
+
+interface CodeSpec {
+  http: number;
+  grpc: GrpcStatusCode;
+  ack: AckPolicy;
+}
+
+/**
+ * Every stable error code of the service, with its HTTP status, gRPC status and NATS ack policy.
+ * Codes are never renamed; new ones are added here and documented in docs/errors.md.
+ */
+export const ERROR_CODES = {
+  invalid_parameter: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT, ack: 'term' },
+  target_not_allowed: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT, ack: 'term' },
+  name_not_resolved: { http: 400, grpc: GrpcStatus.FAILED_PRECONDITION, ack: 'ack' },
+  selector_not_found: { http: 400, grpc: GrpcStatus.FAILED_PRECONDITION, ack: 'ack' },
+  access_key_invalid: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED, ack: 'term' },
+  signature_required: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED, ack: 'term' },
+  payment_required: { http: 402, grpc: GrpcStatus.FAILED_PRECONDITION, ack: 'term' },
+  plan_upgrade_required: { http: 402, grpc: GrpcStatus.PERMISSION_DENIED, ack: 'term' },
+  signature_invalid: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED, ack: 'term' },
+  not_found: { http: 404, grpc: GrpcStatus.NOT_FOUND, ack: 'ack' },
+  task_not_found: { http: 404, grpc: GrpcStatus.NOT_FOUND, ack: 'ack' },
+  render_not_found: { http: 404, grpc: GrpcStatus.NOT_FOUND, ack: 'ack' },
+  conflict: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS, ack: 'nak' },
+  concurrency_conflict: { http: 409, grpc: GrpcStatus.ABORTED, ack: 'nak' },
+  payload_too_large: { http: 413, grpc: GrpcStatus.INVALID_ARGUMENT, ack: 'term' },
+  quota_exceeded: { http: 423, grpc: GrpcStatus.RESOURCE_EXHAUSTED, ack: 'term' },
+  rate_limited: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, ack: 'nak' },
+  host_returned_error: { http: 500, grpc: GrpcStatus.FAILED_PRECONDITION, ack: 'ack' },
+  render_failed: { http: 500, grpc: GrpcStatus.INTERNAL, ack: 'ack' },
+  render_timeout: { http: 500, grpc: GrpcStatus.DEADLINE_EXCEEDED, ack: 'ack' },
+  internal_error: { http: 500, grpc: GrpcStatus.INTERNAL, ack: 'nak' },
+  renderer_unavailable: { http: 503, grpc: GrpcStatus.UNAVAILABLE, ack: 'nak' },
+  service_unavailable: { http: 503, grpc: GrpcStatus.UNAVAILABLE, ack: 'nak' },
+} as const satisfies Record<string, CodeSpec>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(ERROR_CODES, value);
+}
+
+/** HTTP reason phrases for the statuses the service answers with. */
+export const REASON_PHRASES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  402: 'Payment Required',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  423: 'Locked',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};

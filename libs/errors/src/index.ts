@@ -1,0 +1,3 @@
+export * from './codes.js';
+export * from './app-error.js';
+export * from './http.js';

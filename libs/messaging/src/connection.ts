@@ -1,0 +1,26 @@
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+
+export type { NatsConnection } from '@nats-io/transport-node';
+
+/**
+ * Connects to NATS, retrying the first connection for up to `waitMs` (services start in any order),
+ * and reconnecting for ever afterwards.
+ */
+export async function connectNats(opts: { servers: string; name: string; waitMs?: number }): Promise<NatsConnection> {
+  const deadline = Date.now() + (opts.waitMs ?? 15_000);
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      return await connect({
+        servers: opts.servers.split(','),
+        name: opts.name,
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: 250,
+      });
+    } catch (err) {
+      lastError = err;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  throw new Error(`Cannot connect to NATS at ${opts.servers}: ${(lastError as Error)?.message ?? 'timed out'}`);
+}

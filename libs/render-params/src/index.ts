@@ -1,0 +1,3 @@
+export * from './parameters.js';
+export * from './validate.js';
+export type { RenderParams } from '@app/proto/render';

@@ -1,0 +1,72 @@
+import { ValidationError, type ParameterProblem } from '@app/errors';
+import type { RenderParams } from '@app/proto/render';
+import { FORMAT_BY_OPERATION, PARAMETERS, type Operation } from './parameters.js';
+
+/** Parameters that travel with a request but are not render parameters. */
+const TRANSPORT_PARAMETERS = new Set(['access_key', 'signature']);
+
+export interface ValidatedRender {
+  operation: Operation;
+  params: RenderParams;
+}
+
+const DEFAULTS: Record<Operation, Partial<RenderParams>> = {
+  screenshot: { format: 'jpeg', image_quality: 80 },
+  pdf: { pdf_paper_format: 'letter', pdf_landscape: false, pdf_print_background: false },
+  scrape: { format: 'html' },
+};
+
+const COMMON_DEFAULTS: Partial<RenderParams> = {
+  viewport_width: 1280,
+  viewport_height: 1080,
+  delay: 0,
+  timeout: 30,
+  wait_until: ['domcontentloaded'],
+};
+
+/**
+ * Validates a render request's parameters (JSON body, GET query or task query) for one operation.
+ * Every problem is reported in one ValidationError; defaults are applied; `jpg` becomes `jpeg`.
+ */
+export function validateRenderParams(operation: Operation, input: Record<string, unknown>): ValidatedRender {
+  const problems: ParameterProblem[] = [];
+  const out: Record<string, unknown> = {};
+
+  for (const [name, raw] of Object.entries(input)) {
+    if (TRANSPORT_PARAMETERS.has(name)) continue;
+    const def = PARAMETERS[name];
+    if (!def) {
+      problems.push({ parameter: name, message: `${name} is not a known parameter` });
+      continue;
+    }
+    if (!def.operations.includes(operation)) {
+      problems.push({ parameter: name, message: `${name} is not a parameter of ${operation}` });
+      continue;
+    }
+    const schema = name === 'format' ? FORMAT_BY_OPERATION[operation] : def.schema;
+    if (!schema) {
+      problems.push({ parameter: name, message: `${name} is not a parameter of ${operation}` });
+      continue;
+    }
+    const parsed = schema.safeParse(raw);
+    if (parsed.success) out[name] = parsed.data;
+    else problems.push({ parameter: name, message: `${name} ${parsed.error.issues[0]?.message ?? 'is invalid'}` });
+  }
+
+  const hasUrl = input.url !== undefined && input.url !== '';
+  const hasHtml = input.html !== undefined && input.html !== '';
+  if (operation === 'scrape') {
+    if (!hasUrl) problems.push({ parameter: 'url', message: 'url is required' });
+  } else if (hasUrl === hasHtml) {
+    problems.push({
+      parameter: 'url',
+      message: hasUrl ? 'give either url or html, not both' : 'one of url or html is required',
+    });
+  }
+
+  if (problems.length > 0) throw new ValidationError(problems);
+
+  const params: RenderParams = { ...COMMON_DEFAULTS, ...DEFAULTS[operation], ...out } as RenderParams;
+  if (params.format === 'jpg') params.format = 'jpeg';
+  return { operation, params };
+}

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { ValidationError } from '@app/errors';
+import { validateRenderParams } from './validate.js';
+
+const problemsOf = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (e) {
+    expect(e).toBeInstanceOf(ValidationError);
+    return (e as ValidationError).details ?? [];
+  }
+  throw new Error('expected a ValidationError');
+};
+
+describe('validateRenderParams', () => {
+  describe('When a screenshot has only a url', () => {
+    it('should apply the defaults: 1280x1080 jpeg at quality 80, 30 s, domcontentloaded', () => {
+      const { params } = validateRenderParams('screenshot', { url: 'https://example.com/' });
+      expect(params).toMatchObject({
+        url: 'https://example.com/',
+        format: 'jpeg',
+        image_quality: 80,
+        viewport_width: 1280,
+        viewport_height: 1080,
+        timeout: 30,
+        delay: 0,
+        wait_until: ['domcontentloaded'],
+      });
+    });
+  });
+
+  describe('When values come as strings (GET form)', () => {
+    it('should coerce numbers, booleans and comma-separated lists, and read jpg as jpeg', () => {
+      const { params } = validateRenderParams('screenshot', {
+        url: 'http://a.test/',
+        format: 'jpg',
+        image_quality: '55',
+        full_page: 'true',
+        wait_until: 'load,networkidle0',
+      });
+      expect(params).toMatchObject({ format: 'jpeg', image_quality: 55, full_page: true, wait_until: ['load', 'networkidle0'] });
+    });
+  });
+
+  describe('When neither or both of url and html are given', () => {
+    it('should name the problem', () => {
+      expect(problemsOf(() => validateRenderParams('screenshot', {}))).toEqual([
+        { parameter: 'url', message: 'one of url or html is required' },
+      ]);
+      expect(problemsOf(() => validateRenderParams('pdf', { url: 'http://a.test/', html: '<p>x</p>' }))).toEqual([
+        { parameter: 'url', message: 'give either url or html, not both' },
+      ]);
+    });
+  });
+
+  describe('When several parameters are bad', () => {
+    it('should list every one of them', () => {
+      const problems = problemsOf(() =>
+        validateRenderParams('screenshot', { url: 'ftp://x', format: 'bmp', image_quality: 0, nonsense: 1, timeout: 31 }),
+      );
+      expect(problems.map((p) => p.parameter).sort()).toEqual(['format', 'image_quality', 'nonsense', 'timeout', 'url']);
+    });
+  });
+
+  describe('When scrape is given html', () => {
+    it('should refuse it as not a parameter of scrape and still require url', () => {
+      const problems = problemsOf(() => validateRenderParams('scrape', { html: '<p>x</p>' }));
+      expect(problems.map((p) => p.parameter).sort()).toEqual(['html', 'url']);
+    });
+  });
+
+  describe('When access_key travels with the parameters', () => {
+    it('should ignore it', () => {
+      expect(validateRenderParams('scrape', { url: 'http://a.test/', access_key: 'k' }).params).not.toHaveProperty('access_key');
+    });
+  });
+});

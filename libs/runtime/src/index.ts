@@ -1,0 +1,2 @@
+export * from './health-server.js';
+export * from './run-service.js';

@@ -1,0 +1,52 @@
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
+import { FastifyOtelInstrumentation } from '@fastify/otel';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+
+const SDK_KEY = Symbol.for('app.telemetry.sdk');
+
+type Global = typeof globalThis & { [SDK_KEY]?: NodeSDK };
+
+/**
+ * Starts the OpenTelemetry SDK for this process: HTTP, gRPC and Fastify instrumentation, W3C trace
+ * context propagation (the default), and an OTLP/HTTP exporter when OTEL_EXPORTER_OTLP_ENDPOINT
+ * (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set. Without an endpoint spans are still created, so
+ * every request has a trace id, but nothing is exported.
+ */
+export function startTelemetry(serviceName = process.env.OTEL_SERVICE_NAME ?? 'render-service'): NodeSDK {
+  const g = globalThis as Global;
+  if (g[SDK_KEY]) return g[SDK_KEY];
+  const exporting = Boolean(
+    process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+  );
+  const spanProcessors: SpanProcessor[] = exporting
+    ? [new BatchSpanProcessor(new OTLPTraceExporter(), { scheduledDelayMillis: 500 })]
+    : [];
+  const sdk = new NodeSDK({
+    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName }),
+    spanProcessors,
+    instrumentations: [
+      new HttpInstrumentation({
+        ignoreIncomingRequestHook: (req) => req.url === '/healthz',
+      }),
+      new GrpcInstrumentation(),
+      new FastifyOtelInstrumentation({ registerOnInitialization: true }),
+    ],
+  });
+  sdk.start();
+  g[SDK_KEY] = sdk;
+  return sdk;
+}
+
+/** Flushes and stops the SDK (graceful shutdown). */
+export async function shutdownTelemetry(): Promise<void> {
+  const g = globalThis as Global;
+  const sdk = g[SDK_KEY];
+  if (!sdk) return;
+  delete g[SDK_KEY];
+  await sdk.shutdown().catch(() => undefined);
+}

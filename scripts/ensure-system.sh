@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the system packages the service needs (Chromium, nats-server) when they are missing.
+# Runs apt-get only as root; otherwise says what to install and fails.
+set -euo pipefail
+
+missing=()
+command -v chromium >/dev/null 2>&1 || [ -x "${CHROME_PATH:-/nonexistent}" ] || missing+=(chromium)
+command -v nats-server >/dev/null 2>&1 || [ -x /usr/sbin/nats-server ] || missing+=(nats-server)
+# fonts so pages render text the same everywhere
+[ -d /usr/share/fonts/truetype/dejavu ] || missing+=(fonts-dejavu-core)
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+if [ "$(id -u)" != "0" ]; then
+  echo "Missing system packages: ${missing[*]}" >&2
+  echo "Install them with: sudo apt-get install -y ${missing[*]}  (or set CHROME_PATH / put nats-server on PATH)" >&2
+  exit 1
+fi
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "Missing system packages: ${missing[*]}, and apt-get is not available to install them." >&2
+  exit 1
+fi
+
+echo "Installing system packages: ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >&2 || { echo "apt-get update failed: cannot install ${missing[*]}" >&2; exit 1; }
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 || { echo "apt-get install failed for: ${missing[*]}" >&2; exit 1; }

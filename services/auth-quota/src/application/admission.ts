@@ -1,0 +1,97 @@
+import { errors } from '@app/errors';
+import type { OpenAccountState } from '../domain/account/account.js';
+import { planAllows, type Plan, type PlanLimits } from '../domain/account/plans.js';
+import { hmacHex, signaturesMatch, unsignedQuery } from '../domain/account/signature.js';
+import type { RateDecision, RateWindows } from '../domain/limits/rate-window.js';
+import type { QuotaLedger, QuotaUsage } from '../domain/limits/quota-ledger.js';
+import { hashKey, type SecretBox } from '../adapters/key-material.js';
+import type { AccountDirectory, Clock } from './ports.js';
+
+/** What a request does, which decides what it costs. */
+export type Usage = 'render' | 'task_create' | 'task_other' | 'read';
+const CONSUMES_QUOTA: ReadonlySet<string> = new Set(['render', 'task_create']);
+
+export interface AdmitInput {
+  accessKey: string;
+  usage: Usage;
+  features: string[];
+  signature?: string;
+  signedQuery: string;
+  bodySignature?: string;
+  body: Uint8Array;
+}
+
+export interface Admitted {
+  account: OpenAccountState;
+  rateLimit: RateDecision;
+  reservationId?: string;
+}
+
+/** Authentication and admission of one API request: key, signature, rate limit, billing, plan, quota. */
+export function admission(deps: {
+  directory: AccountDirectory;
+  secrets: SecretBox;
+  clock: Clock;
+  limits: Record<Plan, PlanLimits>;
+  rates: RateWindows;
+  quota: QuotaLedger;
+  newId: () => string;
+}) {
+  const { directory, clock, limits, rates, quota } = deps;
+
+  const authenticate = (accessKey: string): OpenAccountState => {
+    // A missing or unknown key touches no account: the lookup is by hash and nothing is counted.
+    const account = accessKey ? directory.byAccessKeyHash(hashKey(accessKey)) : undefined;
+    if (!account) throw errors.accessKeyInvalid();
+    return account;
+  };
+
+  const checkSignature = (account: OpenAccountState, input: AdmitInput) => {
+    if (!account.signatureRequired) return;
+    if (!input.signature && !input.bodySignature) throw errors.signatureRequired();
+    const secret = deps.secrets.open(account.keys.sealedSecretKey);
+    const queryOk = input.signature ? signaturesMatch(hmacHex(secret, unsignedQuery(input.signedQuery)), input.signature) : false;
+    const bodyOk = input.bodySignature ? signaturesMatch(hmacHex(secret, input.body), input.bodySignature) : false;
+    if (!queryOk && !bodyOk) throw errors.signatureInvalid();
+  };
+
+  return {
+    authenticate,
+
+    admit(input: AdmitInput): Admitted {
+      const account = authenticate(input.accessKey);
+      checkSignature(account, input);
+      const nowMs = clock.now().getTime();
+      const plan = limits[account.plan];
+      const rateLimit = rates.take(account.accountId, plan.rateLimitPerMinute, nowMs);
+      if (!rateLimit.allowed) throw errors.rateLimited(rateLimit.retryAfterSeconds);
+      if (account.billingStatus === 'unpaid') throw errors.paymentRequired();
+      for (const feature of input.features) {
+        if (!planAllows(account.plan, feature)) throw errors.planUpgradeRequired(feature);
+      }
+      if (!CONSUMES_QUOTA.has(input.usage)) return { account, rateLimit };
+      const reservation = quota.reserve(deps.newId(), account.accountId, plan.monthlyQuota, nowMs);
+      if (!reservation) {
+        const usage = quota.usage(account.accountId, plan.monthlyQuota, nowMs);
+        throw errors.quotaExceeded(Math.max(1, usage.resetUnix - Math.floor(nowMs / 1000)));
+      }
+      return { account, rateLimit, reservationId: reservation.id };
+    },
+
+    commit: (reservationId: string) => quota.commit(reservationId),
+    release: (reservationId: string) => quota.release(reservationId),
+
+    usage(accountId: string): { usage: QuotaUsage; rateLimit: RateDecision } {
+      const account = directory.byId(accountId);
+      if (!account) throw errors.notFound('The account');
+      const nowMs = clock.now().getTime();
+      const plan = limits[account.plan];
+      return {
+        usage: quota.usage(accountId, plan.monthlyQuota, nowMs),
+        rateLimit: rates.peek(accountId, plan.rateLimitPerMinute, nowMs),
+      };
+    },
+  };
+}
+
+export type Admission = ReturnType<typeof admission>;

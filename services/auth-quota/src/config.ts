@@ -1,0 +1,47 @@
+import { envAddress, envInt, envOptional, envPort, envString, loadConfig, z } from '@app/config';
+import { DEFAULT_PLAN_LIMITS, PLANS, type Plan, type PlanLimits } from './domain/account/plans.js';
+
+const schema = z.object({
+  AUTH_QUOTA_GRPC_ADDR: envAddress('127.0.0.1:50051'),
+  AUTH_QUOTA_HEALTH_PORT: envPort(9101),
+  DATA_DIR: envString('.data'),
+  /** SQLite file of the account events (default: DATA_DIR/auth-quota-events.db). */
+  AUTH_QUOTA_EVENTS_DB: envOptional(),
+  /** When set, account events go to MongoDB instead of SQLite. */
+  MONGO_URL: envOptional(),
+  MONGO_DB: envString('render_service'),
+  /** 32-byte key (base64) sealing secret keys at rest; generated once into DATA_DIR when absent. */
+  AUTH_QUOTA_MASTER_KEY: envOptional().refine((v) => v === undefined || Buffer.from(v, 'base64').length === 32, {
+    message: 'must be 32 bytes, base64-encoded',
+  }),
+  /** How long an unanswered quota reservation is held (an edge died mid-render). */
+  AUTH_QUOTA_RESERVATION_TTL_MS: envInt(120_000, 1_000),
+  ...Object.fromEntries(
+    PLANS.flatMap((p) => [
+      [`PLAN_${p.toUpperCase()}_RATE_LIMIT`, envInt(DEFAULT_PLAN_LIMITS[p].rateLimitPerMinute, 1)],
+      [`PLAN_${p.toUpperCase()}_QUOTA`, envInt(DEFAULT_PLAN_LIMITS[p].monthlyQuota, 0)],
+    ]),
+  ),
+});
+
+export type AuthQuotaConfig = ReturnType<typeof parseConfig>;
+
+export function parseConfig(env: NodeJS.ProcessEnv = process.env) {
+  const c = loadConfig(schema, env) as z.output<typeof schema> & Record<string, number>;
+  const planLimits = Object.fromEntries(
+    PLANS.map((p) => [
+      p,
+      { rateLimitPerMinute: c[`PLAN_${p.toUpperCase()}_RATE_LIMIT`]!, monthlyQuota: c[`PLAN_${p.toUpperCase()}_QUOTA`]! },
+    ]),
+  ) as Record<Plan, PlanLimits>;
+  return {
+    grpcAddress: c.AUTH_QUOTA_GRPC_ADDR,
+    healthPort: c.AUTH_QUOTA_HEALTH_PORT,
+    dataDir: c.DATA_DIR,
+    eventsDb: c.AUTH_QUOTA_EVENTS_DB ?? `${c.DATA_DIR}/auth-quota-events.db`,
+    mongo: c.MONGO_URL ? { url: c.MONGO_URL, dbName: c.MONGO_DB } : undefined,
+    masterKey: c.AUTH_QUOTA_MASTER_KEY,
+    reservationTtlMs: c.AUTH_QUOTA_RESERVATION_TTL_MS,
+    planLimits,
+  };
+}

@@ -1,0 +1,29 @@
+export const PLANS = ['free', 'basic', 'growth', 'scale'] as const;
+export type Plan = (typeof PLANS)[number];
+
+export function isPlan(value: string): value is Plan {
+  return (PLANS as readonly string[]).includes(value);
+}
+
+export interface PlanLimits {
+  /** Requests per minute. */
+  rateLimitPerMinute: number;
+  /** Successful renders per calendar month (UTC). */
+  monthlyQuota: number;
+}
+
+/** Defaults from spec/decisions.md; each can be overridden by configuration. */
+export const DEFAULT_PLAN_LIMITS: Record<Plan, PlanLimits> = {
+  free: { rateLimitPerMinute: 5, monthlyQuota: 100 },
+  basic: { rateLimitPerMinute: 40, monthlyQuota: 2_000 },
+  growth: { rateLimitPerMinute: 80, monthlyQuota: 10_000 },
+  scale: { rateLimitPerMinute: 150, monthlyQuota: 50_000 },
+};
+
+/** Features reserved to the Scale plan. */
+export const SCALE_ONLY_FEATURES = ['tasks', 'gpu_rendering', 'ip_location'] as const;
+export type ScaleOnlyFeature = (typeof SCALE_ONLY_FEATURES)[number];
+
+export function planAllows(plan: Plan, feature: string): boolean {
+  return plan === 'scale' || !(SCALE_ONLY_FEATURES as readonly string[]).includes(feature);
+}

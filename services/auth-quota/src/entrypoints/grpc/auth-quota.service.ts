@@ -1,0 +1,101 @@
+import { AppError } from '@app/errors';
+import { unaryHandler } from '@app/rpc';
+import type { Logger } from '@app/logging';
+import type { Account as AccountMessage, AuthQuotaServiceServer, RateLimitState } from '@app/proto/authquota';
+import type { OpenAccountState } from '../../domain/account/account.js';
+import { isPlan, type Plan } from '../../domain/account/plans.js';
+import type { RateDecision } from '../../domain/limits/rate-window.js';
+import type { AccountAdmin } from '../../application/account-admin.js';
+import type { Admission, Usage } from '../../application/admission.js';
+
+const USAGES: ReadonlySet<string> = new Set(['render', 'task_create', 'task_other', 'read']);
+
+const toAccount = (a: OpenAccountState): AccountMessage => ({
+  account_id: a.accountId,
+  plan: a.plan,
+  signature_required: a.signatureRequired,
+  billing_status: a.billingStatus,
+  name: a.name,
+});
+
+const toRate = (r: RateDecision): RateLimitState => ({ limit: r.limit, remaining: r.remaining, reset_unix: r.resetUnix });
+
+const plan = (value: string): Plan => {
+  if (!isPlan(value)) {
+    throw new AppError('invalid_parameter', `plan must be one of free, basic, growth, scale; got "${value}".`, {
+      details: [{ parameter: 'plan', message: 'must be one of free, basic, growth, scale' }],
+    });
+  }
+  return value;
+};
+
+/** The AuthQuotaService gRPC server: translates messages to use cases and nothing else. */
+export function authQuotaService(deps: { admission: Admission; admin: AccountAdmin; logger: Logger }): AuthQuotaServiceServer {
+  const { admission, admin, logger } = deps;
+  const h = <Req, Res>(fn: (req: Req) => Promise<Res> | Res) => unaryHandler<Req, Res>(async (req) => fn(req), logger);
+
+  return {
+    authenticate: h(async (req) => ({ account: toAccount(admission.authenticate(req.access_key)) })),
+
+    admitRequest: h(async (req) => {
+      if (!USAGES.has(req.usage)) throw new AppError('invalid_parameter', `Unknown usage "${req.usage}".`);
+      const admitted = admission.admit({
+        accessKey: req.access_key,
+        usage: req.usage as Usage,
+        features: req.features,
+        signature: req.signature,
+        signedQuery: req.signed_query,
+        bodySignature: req.body_signature,
+        body: req.body,
+      });
+      return {
+        account: toAccount(admitted.account),
+        rate_limit: toRate(admitted.rateLimit),
+        reservation_id: admitted.reservationId,
+      };
+    }),
+
+    commitQuota: h(async (req) => {
+      admission.commit(req.reservation_id);
+      return {};
+    }),
+
+    releaseQuota: h(async (req) => {
+      admission.release(req.reservation_id);
+      return {};
+    }),
+
+    getUsage: h(async (req) => {
+      const { usage, rateLimit } = admission.usage(req.account_id);
+      return { quota: usage.quota, used: usage.used, remaining: usage.remaining, rate_limit: toRate(rateLimit) };
+    }),
+
+    createAccount: h(async (req) => {
+      const { account, keys } = await admin.openAccount({
+        name: req.name || 'account',
+        plan: plan(req.plan),
+        accessKey: req.access_key,
+        secretKey: req.secret_key,
+      });
+      return { account: toAccount(account), access_key: keys.accessKey, secret_key: keys.secretKey };
+    }),
+
+    rotateKeys: h(async (req) => {
+      const keys = await admin.rotateKeys(req.account_id);
+      return { access_key: keys.accessKey, secret_key: keys.secretKey };
+    }),
+
+    changePlan: h(async (req) => ({ account: toAccount(await admin.changePlan(req.account_id, plan(req.plan))) })),
+
+    setSignatureRequirement: h(async (req) => ({
+      account: toAccount(await admin.setSignatureRequirement(req.account_id, req.required)),
+    })),
+
+    setBillingStatus: h(async (req) => {
+      if (req.billing_status !== 'paid' && req.billing_status !== 'unpaid') {
+        throw new AppError('invalid_parameter', 'billing_status must be paid or unpaid.');
+      }
+      return { account: toAccount(await admin.setBillingStatus(req.account_id, req.billing_status)) };
+    }),
+  };
+}

@@ -1,0 +1,80 @@
+import puppeteer, { type Browser } from 'puppeteer-core';
+import { browserLaunchOptions, createProfileDir } from './launch-options.js';
+import { settleWithin } from './settle-within.js';
+
+export interface ManagedBrowserOptions {
+  executablePath: string;
+  proxyUrl?: string | undefined;
+  gpu?: boolean | undefined;
+}
+
+/** One Chromium process with its own temporary profile, and the means to end it for sure. */
+export interface ManagedBrowser {
+  readonly browser: Browser;
+  readonly pid: number | undefined;
+  /** Settles once the process has exited and its profile directory is removed. */
+  readonly exited: Promise<void>;
+  /** SIGKILL the whole process group (browser, zygotes, renderers, GPU/utility processes). */
+  kill(): void;
+  /** Graceful close; SIGKILL if it has not finished within graceMs. Resolves after exit. */
+  close(graceMs: number): Promise<void>;
+}
+
+export async function launchManagedBrowser(options: ManagedBrowserOptions): Promise<ManagedBrowser> {
+  const profile = await createProfileDir();
+  let browser: Browser;
+  try {
+    browser = await puppeteer.launch(
+      browserLaunchOptions({
+        executablePath: options.executablePath,
+        userDataDir: profile.path,
+        proxyUrl: options.proxyUrl,
+        gpu: options.gpu,
+      }),
+    );
+  } catch (err) {
+    await profile.remove();
+    throw err;
+  }
+
+  const child = browser.process();
+  const pid = child?.pid;
+  const kill = (): void => killProcessGroup(pid);
+
+  const exited = new Promise<void>((resolve) => {
+    if (!child || child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+  }).then(() => {
+    kill(); // sweep children the browser left behind in its group
+    return profile.remove();
+  });
+
+  return {
+    browser,
+    pid,
+    exited,
+    kill,
+    async close(graceMs) {
+      const closed = await settleWithin(browser.close(), graceMs);
+      if (!closed) kill();
+      if (!(await settleWithin(exited, graceMs))) {
+        kill();
+        await profile.remove();
+      }
+    },
+  };
+}
+
+/** Puppeteer starts Chromium detached, so its pid is also its process group id. */
+export function killProcessGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}

@@ -1,0 +1,37 @@
+import { defineConfig } from 'vitest/config';
+
+// Tests are tiered by file suffix (design/style.md): unit (pure, no I/O), int and contract (real NATS,
+// Chromium, SQLite), e2e (the whole stack as `npm start` runs it, over HTTPS).
+const sources = '{libs,services}/*/src/**';
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: [`${sources}/*.unit.spec.ts`],
+          testTimeout: 30_000,
+        },
+      },
+      {
+        test: {
+          name: 'int',
+          include: [`${sources}/*.int.spec.ts`, `${sources}/*.contract.spec.ts`],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+          maxWorkers: 2,
+        },
+      },
+      {
+        test: {
+          name: 'e2e',
+          include: ['e2e/**/*.e2e.spec.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
