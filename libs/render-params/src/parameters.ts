@@ -12,17 +12,12 @@ export const SCRAPE_FORMATS = ['html', 'md'] as const;
 export const PAPER_FORMATS = ['letter', 'legal', 'tabloid', 'ledger', 'a0', 'a1', 'a2', 'a3', 'a4', 'a5', 'a6'] as const;
 export const WAIT_UNTIL = ['load', 'domcontentloaded', 'networkidle0', 'networkidle2'] as const;
 
-const httpUrl = z
+// Syntax only: which schemes and addresses may be loaded is the SSRF guard's decision
+// (@app/net-guard), answered with target_not_allowed.
+const absoluteUrl = z
   .string({ error: 'must be a string' })
   .max(8_192, { error: 'must be at most 8192 characters' })
-  .refine((v) => {
-    try {
-      const u = new URL(v);
-      return u.protocol === 'http:' || u.protocol === 'https:';
-    } catch {
-      return false;
-    }
-  }, { error: 'must be an absolute http or https URL' });
+  .refine((v) => URL.canParse(v), { error: 'must be an absolute URL' });
 
 interface ParameterDef {
   operations: Operation[];
@@ -34,7 +29,7 @@ interface ParameterDef {
  * only once the renderer carries it out (anything else is refused as unknown).
  */
 export const PARAMETERS: Record<string, ParameterDef> = {
-  url: { operations: ALL, schema: httpUrl },
+  url: { operations: ALL, schema: absoluteUrl },
   html: { operations: VISUAL, schema: stringParam({ max: 5_000_000 }) },
   format: { operations: ['screenshot', 'scrape'], schema: z.string() /* per operation below */ },
   image_quality: { operations: ['screenshot'], schema: numberParam({ min: 1, max: 100, int: true }) },

@@ -1,5 +1,5 @@
 import { ValidationError, type ParameterProblem } from '@app/errors';
-import type { RenderParams } from '@app/proto/render';
+import { RenderParams } from '@app/proto/render';
 import { FORMAT_BY_OPERATION, PARAMETERS, type Operation } from './parameters.js';
 
 /** Parameters that travel with a request but are not render parameters. */
@@ -66,7 +66,7 @@ export function validateRenderParams(operation: Operation, input: Record<string,
 
   if (problems.length > 0) throw new ValidationError(problems);
 
-  const params: RenderParams = { ...COMMON_DEFAULTS, ...DEFAULTS[operation], ...out } as RenderParams;
+  const params = RenderParams.fromPartial({ ...COMMON_DEFAULTS, ...DEFAULTS[operation], ...out });
   if (params.format === 'jpg') params.format = 'jpeg';
   return { operation, params };
 }

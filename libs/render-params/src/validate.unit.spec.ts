@@ -56,7 +56,7 @@ describe('validateRenderParams', () => {
   describe('When several parameters are bad', () => {
     it('should list every one of them', () => {
       const problems = problemsOf(() =>
-        validateRenderParams('screenshot', { url: 'ftp://x', format: 'bmp', image_quality: 0, nonsense: 1, timeout: 31 }),
+        validateRenderParams('screenshot', { url: 'not a url', format: 'bmp', image_quality: 0, nonsense: 1, timeout: 31 }),
       );
       expect(problems.map((p) => p.parameter).sort()).toEqual(['format', 'image_quality', 'nonsense', 'timeout', 'url']);
     });

@@ -7,6 +7,13 @@ import { FastifyOtelInstrumentation } from '@fastify/otel';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 
+const dropSpans: SpanProcessor = {
+  onStart: () => undefined,
+  onEnd: () => undefined,
+  forceFlush: async () => undefined,
+  shutdown: async () => undefined,
+};
+
 const SDK_KEY = Symbol.for('app.telemetry.sdk');
 
 type Global = typeof globalThis & { [SDK_KEY]?: NodeSDK };
@@ -23,9 +30,11 @@ export function startTelemetry(serviceName = process.env.OTEL_SERVICE_NAME ?? 'r
   const exporting = Boolean(
     process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
   );
+  // Without an exporter a processor that drops spans still makes the SDK install its tracer provider,
+  // so every request gets a real trace id (the X-Service-Request-Id) and context still propagates.
   const spanProcessors: SpanProcessor[] = exporting
     ? [new BatchSpanProcessor(new OTLPTraceExporter(), { scheduledDelayMillis: 500 })]
-    : [];
+    : [dropSpans];
   const sdk = new NodeSDK({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName }),
     spanProcessors,

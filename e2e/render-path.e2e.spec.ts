@@ -1,0 +1,209 @@
+import { connect as tlsConnect } from 'node:tls';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  holdRoute,
+  imageInfo,
+  pixelAt,
+  recordFinishedRenders,
+  startFixtureServer,
+  startOtlpReceiver,
+  startTestStack,
+  until,
+  type FixtureServer,
+  type TestStack,
+} from '@app/testkit';
+
+// The whole stack as `npm start` runs it (NATS + five processes, two renderers), called over HTTPS.
+let stack: TestStack;
+let fixture: FixtureServer;
+let otlp: Awaited<ReturnType<typeof startOtlpReceiver>>;
+let finished: Awaited<ReturnType<typeof recordFinishedRenders>>;
+const hold = holdRoute();
+
+beforeAll(async () => {
+  fixture = await startFixtureServer({ '/hold': hold.handler });
+  otlp = await startOtlpReceiver();
+  stack = await startTestStack({
+    renderers: 2,
+    env: { ALLOW_PRIVATE_TARGETS: '1', OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint, RENDERER_CONCURRENCY: '4' },
+  });
+  finished = await recordFinishedRenders(stack.natsUrl);
+});
+
+afterAll(async () => {
+  await finished?.close();
+  await stack?.stop();
+  await fixture?.close();
+  await otlp?.close();
+});
+
+const key = () => ({ 'x-access-key': stack.demo.accessKey });
+
+describe('POST /v1/screenshot', () => {
+  describe('When given the url of a local page and no format', () => {
+    it('should return a 1280x1080 JPEG with the decided headers', async () => {
+      const res = await stack.call('POST', '/v1/screenshot', { headers: key(), json: { url: `${fixture.origin}/` } });
+      expect(res.status, res.body.toString()).toBe(200);
+      expect(res.headers['content-type']).toBe('image/jpeg');
+      expect(res.headers['content-disposition']).toBe('inline');
+      expect(res.headers['x-service-request-id']).toMatch(/^[0-9a-f]{32}$/);
+      expect(res.headers['strict-transport-security']).toContain('max-age=31536000');
+      expect(await imageInfo(res.body)).toEqual({ format: 'jpeg', width: 1280, height: 1080 });
+      expect(fixture.hits('/')).toBeGreaterThan(0);
+    });
+  });
+
+  describe.each([
+    ['png', 'png'],
+    ['webp', 'webp'],
+    ['jpg', 'jpeg'],
+  ])('When format is %s', (format, decoded) => {
+    it(`should return a ${decoded} image`, async () => {
+      const res = await stack.call('POST', '/v1/screenshot', { headers: key(), json: { url: `${fixture.origin}/`, format } });
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toBe(`image/${decoded}`);
+      expect(await imageInfo(res.body)).toMatchObject({ format: decoded, width: 1280, height: 1080 });
+    });
+  });
+
+  describe('When given html instead of url', () => {
+    it('should render that markup', async () => {
+      const html = '<html><body style="margin:0;background:#0000ff"></body></html>';
+      const res = await stack.call('POST', '/v1/screenshot', { headers: key(), json: { html, format: 'png' } });
+      expect(res.status).toBe(200);
+      expect(await pixelAt(res.body, 640, 540)).toEqual([0, 0, 255]);
+    });
+  });
+
+  describe('When neither or both of url and html are given', () => {
+    it('should answer 400 naming the problem', async () => {
+      const neither = await stack.call('POST', '/v1/screenshot', { headers: key(), json: {} });
+      expect(neither.status).toBe(400);
+      expect(neither.json()).toMatchObject({
+        statusCode: 400,
+        error: 'Bad Request',
+        code: 'invalid_parameter',
+        details: [{ parameter: 'url', message: 'one of url or html is required' }],
+      });
+      const both = await stack.call('POST', '/v1/screenshot', {
+        headers: key(),
+        json: { url: `${fixture.origin}/`, html: '<p>x</p>' },
+      });
+      expect(both.status).toBe(400);
+      expect(both.json()).toMatchObject({ code: 'invalid_parameter', details: [{ parameter: 'url', message: 'give either url or html, not both' }] });
+    });
+  });
+
+  describe('When the access key is wrong or missing', () => {
+    it('should answer exactly the 401 body of the spec, with a request id', async () => {
+      for (const headers of [{ 'x-access-key': 'ak_wrong' }, {}]) {
+        const res = await stack.call('POST', '/v1/screenshot', { headers, json: { url: `${fixture.origin}/` } });
+        expect(res.status).toBe(401);
+        expect(res.json()).toEqual({ statusCode: 401, error: 'Unauthorized', message: 'Invalid access key', code: 'access_key_invalid' });
+        expect(res.headers['x-service-request-id']).toMatch(/^[0-9a-f]{32}$/);
+      }
+    });
+  });
+
+  describe('When the key is in the body', () => {
+    it('should authenticate with it', async () => {
+      const res = await stack.call('POST', '/v1/screenshot', { json: { access_key: stack.demo.accessKey, html: '<p>hi</p>' } });
+      expect(res.status).toBe(200);
+    });
+  });
+});
+
+describe('GET /v1/screenshot', () => {
+  describe('When the key and the parameters are in the query', () => {
+    it('should render like the POST form, with the attachment name', async () => {
+      const q = new URLSearchParams({ access_key: stack.demo.accessKey, url: `${fixture.origin}/`, format: 'png', attachment_name: 'shot' });
+      const res = await stack.call('GET', `/v1/screenshot?${q}`);
+      expect(res.status).toBe(200);
+      expect(res.headers['content-disposition']).toBe('attachment; filename="shot.png"');
+      expect(await imageInfo(res.body)).toMatchObject({ format: 'png', width: 1280, height: 1080 });
+    });
+  });
+});
+
+describe('TLS', () => {
+  const handshake = (maxVersion: 'TLSv1.1' | 'TLSv1.2') =>
+    new Promise<string>((resolve) => {
+      const socket = tlsConnect({
+        host: '127.0.0.1',
+        port: stack.port,
+        ca: stack.certPem,
+        servername: 'localhost',
+        minVersion: 'TLSv1',
+        maxVersion,
+        // Let this client really offer TLS 1.1, so a refusal comes from the server.
+        ciphers: 'DEFAULT@SECLEVEL=0',
+      });
+      socket.once('secureConnect', () => {
+        resolve(socket.getProtocol() ?? 'unknown');
+        socket.end();
+      });
+      socket.once('error', (err) => resolve(`error: ${err.message}`));
+    });
+
+  describe('When a client offers at most TLS 1.1', () => {
+    it('should refuse the handshake, while TLS 1.2 succeeds', async () => {
+      expect(await handshake('TLSv1.2')).toBe('TLSv1.2');
+      expect(await handshake('TLSv1.1')).toMatch(/^error: .*(protocol|version)/i);
+    });
+  });
+});
+
+describe('Tracing', () => {
+  describe('When a screenshot is rendered', () => {
+    it('should record one trace crossing edge-http, auth-quota and renderer', async () => {
+      const res = await stack.call('POST', '/v1/screenshot', { headers: key(), json: { html: '<p>traced</p>' } });
+      expect(res.status).toBe(200);
+      const traceId = res.headers['x-service-request-id'] as string;
+      await until(() => {
+        const services = new Set(otlp.byTrace(traceId).map((s) => s.service));
+        return services.has('edge-http') && services.has('auth-quota') && services.has('renderer');
+      }, 15_000, 'spans of all three services');
+      const names = otlp.byTrace(traceId).map((s) => `${s.service}:${s.name}`);
+      expect(names.some((n) => n.startsWith('auth-quota:') && n.includes('AdmitRequest'))).toBe(true);
+      expect(names).toContain('renderer:render screenshot');
+    });
+  });
+});
+
+describe('Renderer replicas', () => {
+  const heldRenders = (n: number) =>
+    Array.from({ length: n }, (_, i) =>
+      stack.call('POST', '/v1/screenshot', { headers: key(), json: { url: `${fixture.origin}/hold?i=${i}`, format: 'png' } }),
+    );
+
+  describe('When more renders are in flight than one renderer takes', () => {
+    it('should spread them over both renderers', async () => {
+      hold.reset();
+      const from = finished.events.length;
+      const responses = heldRenders(6);
+      await until(() => hold.waiting === 6, 20_000, 'six renders in flight');
+      hold.release();
+      for (const res of await Promise.all(responses)) expect(res.status).toBe(200);
+      const renderers = new Set(finished.events.slice(from).map((e) => e.renderer_id));
+      expect(renderers).toEqual(new Set(['renderer-1', 'renderer-2']));
+    });
+  });
+
+  describe('When a renderer is killed in the middle of its renders', () => {
+    it('should redeliver its jobs to the other renderer and answer every request', async () => {
+      hold.reset();
+      const from = finished.events.length;
+      const responses = heldRenders(6);
+      await until(() => hold.waiting === 6, 20_000, 'six renders in flight');
+      const victim = stack.processes.find((p) => p.name === 'renderer-1')!;
+      await victim.kill();
+      hold.release();
+      const results = await Promise.all(responses);
+      for (const res of results) expect(res.status, res.body.toString().slice(0, 200)).toBe(200);
+      for (const res of results) expect(await pixelAt(res.body, 10, 10)).toEqual([0, 255, 0]);
+      const succeeded = finished.events.slice(from).filter((e) => e.status === 'succeeded');
+      expect(succeeded.some((e) => e.renderer_id === 'renderer-2')).toBe(true);
+      await stack.addRenderer();
+    });
+  });
+});

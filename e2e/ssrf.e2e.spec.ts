@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { imageInfo, startFixtureServer, startTestStack, type FixtureServer, type TestStack } from '@app/testkit';
+
+// The stack with its defaults: private and loopback targets refused.
+let stack: TestStack;
+let canary: FixtureServer;
+
+beforeAll(async () => {
+  canary = await startFixtureServer({
+    '/canary.png': (_req, res) => {
+      res.writeHead(200, { 'content-type': 'image/png' });
+      res.end();
+    },
+  });
+  stack = await startTestStack({ renderers: 1, env: { ALLOW_PRIVATE_TARGETS: '0' } });
+});
+
+afterAll(async () => {
+  await stack?.stop();
+  await canary?.close();
+});
+
+const key = () => ({ 'x-access-key': stack.demo.accessKey });
+
+describe('SSRF guard (default configuration)', () => {
+  describe.each([
+    ['loopback', () => `${canary.origin}/`],
+    ['localhost', () => `http://localhost:${canary.port}/`],
+    ['IPv4-mapped IPv6 loopback', () => `http://[::ffff:127.0.0.1]:${canary.port}/`],
+    ['decimal IP', () => `http://2130706433:${canary.port}/`],
+    ['cloud metadata', () => 'http://169.254.169.254/latest/meta-data/'],
+  ])('When the page url is %s', (_label, url) => {
+    it('should answer 400 target_not_allowed without loading it', async () => {
+      const res = await stack.call('POST', '/v1/screenshot', { headers: key(), json: { url: url() } });
+      expect(res.status).toBe(400);
+      expect(res.json()).toMatchObject({ statusCode: 400, code: 'target_not_allowed' });
+      expect(canary.requests).toHaveLength(0);
+    });
+  });
+
+  describe('When the page url is not http or https', () => {
+    it.each(['file:///etc/passwd', 'FILE:///etc/passwd', 'ftp://127.0.0.1/', 'chrome://version', 'data:text/html,x'])(
+      'should refuse %s with 400 target_not_allowed',
+      async (url) => {
+        const res = await stack.call('POST', '/v1/screenshot', { headers: key(), json: { url } });
+        expect(res.status).toBe(400);
+        expect(res.json()).toMatchObject({ code: 'target_not_allowed', details: [{ parameter: 'url' }] });
+      },
+    );
+  });
+
+  describe('When the page itself requests loopback addresses', () => {
+    it('should block every such request while the render goes on', async () => {
+      const target = `http://127.0.0.1:${canary.port}`;
+      const html = `<html><body style="margin:0;background:#fff">
+        <img src="${target}/canary.png">
+        <link rel="stylesheet" href="${target}/style.css">
+        <iframe src="${target}/frame"></iframe>
+        <script>fetch('${target}/fetch').catch(() => {}); new Image().src = '${target}/img2';</script>
+        <p>page</p></body></html>`;
+      const res = await stack.call('POST', '/v1/screenshot', { headers: key(), json: { html, wait_until: ['load'] } });
+      expect(res.status, res.body.toString().slice(0, 300)).toBe(200);
+      expect(await imageInfo(res.body)).toMatchObject({ format: 'jpeg', width: 1280, height: 1080 });
+      expect(canary.requests).toHaveLength(0);
+    });
+  });
+});

@@ -1,0 +1,84 @@
+import type { EventStore, StoredEvent } from './event-store.js';
+
+export interface OutboxRelayOptions {
+  intervalMs: number;
+  /** Events read from the outbox per round trip. */
+  batch: number;
+  /** Called when a background flush fails; the events stay pending and the next tick retries. */
+  onError?: (err: unknown) => void;
+}
+
+export interface OutboxRelay {
+  start(): void;
+  /** Stops the timer and waits for the flush in progress. */
+  stop(): Promise<void>;
+  /** Publishes everything pending now; resolves with the number of events published. */
+  flush(): Promise<number>;
+}
+
+/** The message id to publish an event under (`Nats-Msg-Id`), so the broker drops a re-published event. */
+export const outboxMessageId = (e: Pick<StoredEvent, 'streamId' | 'version'>): string => `${e.streamId}:${e.version}`;
+
+/**
+ * Publishes outbox events in global order and marks them published. It stops at the first failed publish
+ * so nothing is published out of order. A crash between publish and mark publishes the event again on the
+ * next run: at least once, which becomes exactly once downstream when `publish` uses `outboxMessageId`.
+ */
+export function outboxRelay(
+  store: EventStore,
+  publish: (e: StoredEvent) => Promise<void>,
+  opts: OutboxRelayOptions,
+): OutboxRelay {
+  if (!Number.isSafeInteger(opts.batch) || opts.batch < 1) throw new RangeError('outboxRelay: batch must be an integer ≥ 1');
+  const onError = opts.onError ?? ((err: unknown) => console.error('outbox relay: publishing failed', err));
+  let queue: Promise<unknown> = Promise.resolve();
+  let timer: NodeJS.Timeout | undefined;
+  let running = false;
+
+  async function publishPending(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const pending = await store.pendingOutbox(opts.batch);
+      const published: string[] = [];
+      try {
+        for (const event of pending) {
+          await publish(event);
+          published.push(event.id);
+        }
+      } finally {
+        await store.markPublished(published);
+        total += published.length;
+      }
+      if (pending.length < opts.batch) return total;
+    }
+  }
+
+  /** One flush at a time: a flush asked for during another runs right after it. */
+  function flush(): Promise<number> {
+    const next = queue.then(publishPending);
+    queue = next.catch(() => undefined);
+    return next;
+  }
+
+  function tick(): void {
+    flush()
+      .catch(onError)
+      .finally(() => {
+        if (running) timer = setTimeout(tick, opts.intervalMs);
+      });
+  }
+
+  return {
+    start() {
+      if (running) return;
+      running = true;
+      timer = setTimeout(tick, 0);
+    },
+    async stop() {
+      running = false;
+      clearTimeout(timer);
+      await queue;
+    },
+    flush,
+  };
+}

@@ -1,0 +1,6 @@
+export { isPublicAddress } from './address-policy.js';
+export { checkTargetUrl, type CheckTargetOptions, type CheckedTarget } from './url-policy.js';
+export { startEgressProxy, type EgressProxy, type EgressProxyOptions } from './egress-proxy.js';
+export type { BlockedRequest } from './proxy-context.js';
+export { pinnedLookup } from './pinned-lookup.js';
+export { systemLookup, type LookupFn, type LookupAddress } from './lookup.js';

@@ -1,0 +1,107 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+
+export type LogMode = { kind: 'console' } | { kind: 'files'; dir: string } | { kind: 'silent' };
+
+export interface ServiceProcess {
+  name: string;
+  process: ChildProcess;
+  /** SIGTERM, then SIGKILL after `graceMs`. */
+  stop(graceMs?: number): Promise<void>;
+  /** SIGKILL at once (crash simulation). */
+  kill(): Promise<void>;
+  exited: Promise<number | null>;
+}
+
+export interface HealthProbe {
+  url: string;
+  ca?: string;
+}
+
+/** Starts one service as its own Node process, with the telemetry hook loaded first. */
+export function startServiceProcess(opts: {
+  name: string;
+  entry: string;
+  env: NodeJS.ProcessEnv;
+  logs: LogMode;
+  cwd: string;
+}): ServiceProcess {
+  const child = spawn(process.execPath, ['--enable-source-maps', '--import', '@app/telemetry/register', opts.entry], {
+    cwd: opts.cwd,
+    env: { ...opts.env, OTEL_SERVICE_NAME: opts.env.OTEL_SERVICE_NAME ?? opts.name.replace(/-\d+$/, '') },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: false,
+  });
+  pipeLogs(opts.name, child, opts.logs);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const done = () => child.exitCode !== null || child.signalCode !== null;
+  return {
+    name: opts.name,
+    process: child,
+    exited,
+    async stop(graceMs = 20_000) {
+      if (done()) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(timer);
+    },
+    async kill() {
+      if (done()) return;
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+function pipeLogs(name: string, child: ChildProcess, mode: LogMode) {
+  if (mode.kind === 'silent') {
+    child.stdout?.resume();
+    child.stderr?.resume();
+    return;
+  }
+  if (mode.kind === 'files') {
+    mkdirSync(mode.dir, { recursive: true });
+    const out = createWriteStream(join(mode.dir, `${name}.log`), { flags: 'a' });
+    child.stdout?.pipe(out);
+    child.stderr?.pipe(out);
+    return;
+  }
+  for (const stream of [child.stdout, child.stderr]) {
+    if (!stream) continue;
+    createInterface({ input: stream }).on('line', (line) => process.stdout.write(`[${name}] ${line}\n`));
+  }
+}
+
+function probeOnce(probe: HealthProbe): Promise<number> {
+  return new Promise((resolve) => {
+    const url = new URL(probe.url);
+    const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const req = request(url, { method: 'GET', timeout: 2_000, ...(probe.ca ? { ca: probe.ca } : {}) }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', () => resolve(0));
+    req.on('timeout', () => req.destroy());
+    req.end();
+  });
+}
+
+/** Waits until the service's health endpoint answers 200, or fails when it exits or `timeoutMs` passes. */
+export async function waitHealthy(service: ServiceProcess, probe: HealthProbe, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let exitCode: number | null | undefined;
+  void service.exited.then((code) => {
+    exitCode = code;
+  });
+  while (Date.now() < deadline) {
+    if (exitCode !== undefined) throw new Error(`${service.name} exited with code ${exitCode} before it was healthy`);
+    if ((await probeOnce(probe)) === 200) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${service.name} was not healthy within ${timeoutMs} ms (${probe.url})`);
+}

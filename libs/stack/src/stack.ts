@@ -1,0 +1,135 @@
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ensureDemoAccount, type DemoKeys } from './demo-account.js';
+import { freePort } from './free-port.js';
+import { startNatsServer, type RunningNats } from './nats-server.js';
+import { startServiceProcess, waitHealthy, type LogMode, type ServiceProcess } from './service-process.js';
+import { ensureSelfSignedCertificate } from './tls-certificate.js';
+
+export const REPO_ROOT = resolve(fileURLToPath(new URL('../../../', import.meta.url)));
+
+export const SERVICES = ['auth-quota', 'scheduler', 'webhook-dispatcher', 'renderer', 'edge-http'] as const;
+export type ServiceName = (typeof SERVICES)[number];
+
+export interface StackOptions {
+  /** HTTPS port of the API (0 picks a free one). */
+  port: number;
+  dataDir: string;
+  /** An existing NATS server; otherwise one is started with its store in the data folder. */
+  natsUrl?: string;
+  renderers?: number;
+  /** Extra environment for every service (ALLOW_PRIVATE_TARGETS, OTEL_*, plan limits...). */
+  env?: NodeJS.ProcessEnv;
+  demoKeys?: Partial<DemoKeys>;
+  logs?: LogMode;
+}
+
+export interface Stack {
+  baseUrl: string;
+  port: number;
+  /** PEM of the self-signed certificate, for clients that should trust it. */
+  certPem: string;
+  natsUrl: string;
+  demo: DemoKeys;
+  processes: ServiceProcess[];
+  /** Starts one more renderer process on the same NATS. */
+  addRenderer(): Promise<ServiceProcess>;
+  stop(): Promise<void>;
+}
+
+/** Internal services answer /healthz on a port of their own; edge-http on its API port. */
+const HEALTH_PORT_VARIABLE: Partial<Record<ServiceName, string>> = {
+  'auth-quota': 'AUTH_QUOTA_HEALTH_PORT',
+  scheduler: 'SCHEDULER_HEALTH_PORT',
+  'webhook-dispatcher': 'WEBHOOK_HEALTH_PORT',
+  renderer: 'RENDERER_HEALTH_PORT',
+};
+
+const entry = (service: ServiceName) => join(REPO_ROOT, 'services', service, 'dist', 'main.js');
+
+/** Starts NATS (unless given) and the five services as separate processes, like `npm start`. */
+export async function startStack(opts: StackOptions): Promise<Stack> {
+  const dataDir = resolve(opts.dataDir);
+  mkdirSync(dataDir, { recursive: true });
+  const logs = opts.logs ?? { kind: 'console' };
+  const tls = await ensureSelfSignedCertificate(join(dataDir, 'tls'));
+  let nats: RunningNats | undefined;
+  const processes: ServiceProcess[] = [];
+
+  const stopAll = async () => {
+    for (const name of [...SERVICES].reverse()) {
+      await Promise.all(processes.filter((p) => p.name.startsWith(name)).map((p) => p.stop()));
+    }
+    await nats?.stop();
+  };
+
+  try {
+    const natsUrl = opts.natsUrl ?? (nats = await startNatsServer({ storeDir: join(dataDir, 'nats') })).url;
+    const port = opts.port === 0 ? await freePort() : opts.port;
+    const authQuotaAddress = `127.0.0.1:${await freePort()}`;
+    const schedulerAddress = `127.0.0.1:${await freePort()}`;
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      ...opts.env,
+      NATS_URL: natsUrl,
+      DATA_DIR: dataDir,
+      AUTH_QUOTA_GRPC_ADDR: authQuotaAddress,
+      AUTH_QUOTA_ADDR: authQuotaAddress,
+      SCHEDULER_GRPC_ADDR: schedulerAddress,
+      SCHEDULER_ADDR: schedulerAddress,
+      PORT: String(port),
+      TLS_CERT_FILE: tls.certFile,
+      TLS_KEY_FILE: tls.keyFile,
+    };
+
+    let renderers = 0;
+    const launch = async (service: ServiceName, extra: NodeJS.ProcessEnv = {}) => {
+      const healthPort = await freePort();
+      const name = service === 'renderer' ? `renderer-${++renderers}` : service;
+      const healthVariable = HEALTH_PORT_VARIABLE[service];
+      const p = startServiceProcess({
+        name,
+        entry: entry(service),
+        env: {
+          ...env,
+          ...extra,
+          ...(healthVariable ? { [healthVariable]: String(healthPort) } : {}),
+          ...(service === 'renderer' ? { RENDERER_ID: name } : {}),
+        },
+        logs,
+        cwd: REPO_ROOT,
+      });
+      processes.push(p);
+      const probe =
+        service === 'edge-http'
+          ? { url: `https://127.0.0.1:${port}/healthz`, ca: tls.certPem }
+          : { url: `http://127.0.0.1:${healthPort}/healthz` };
+      await waitHealthy(p, probe);
+      return p;
+    };
+
+    await launch('auth-quota');
+    await Promise.all([
+      launch('scheduler'),
+      launch('webhook-dispatcher'),
+      ...Array.from({ length: opts.renderers ?? 1 }, () => launch('renderer')),
+    ]);
+    await launch('edge-http');
+    const demo = await ensureDemoAccount({ authQuotaAddress, dataDir, fixed: opts.demoKeys });
+
+    return {
+      baseUrl: `https://localhost:${port}`,
+      port,
+      certPem: tls.certPem,
+      natsUrl,
+      demo,
+      processes,
+      addRenderer: () => launch('renderer'),
+      stop: stopAll,
+    };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}

@@ -1,0 +1,76 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: IncomingMessage['headers'];
+  at: number;
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+export interface FixtureServer {
+  /** http://127.0.0.1:PORT */
+  origin: string;
+  port: number;
+  /** Every request received, in order. */
+  requests: RecordedRequest[];
+  hits(path: string): number;
+  /** Adds or replaces a route. */
+  route(path: string, handler: Handler): void;
+  close(): Promise<void>;
+}
+
+const page = (title: string, body: string, style = '') =>
+  `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title><style>html,body{margin:0}${style}</style></head><body>${body}</body></html>`;
+
+/** Built-in pages every test can use. */
+const DEFAULT_ROUTES: Record<string, Handler> = {
+  '/': (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(page('Fixture home', '<h1>Fixture page</h1><p>Served by the test fixture server.</p><ul><li>one</li><li>two</li></ul>'));
+  },
+  '/red': (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(page('Red', '', 'html,body{background:#ff0000;width:100%;height:100%}'));
+  },
+  '/slow': (_req, res) => {
+    setTimeout(() => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(page('Slow', '<p>slow</p>'));
+    }, 3_000);
+  },
+  '/not-found': (_req, res) => {
+    res.writeHead(404, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(page('Missing', '<p>404</p>'));
+  },
+};
+
+/** A local HTTP server serving test pages on 127.0.0.1 and recording every request it gets. */
+export async function startFixtureServer(routes: Record<string, Handler> = {}): Promise<FixtureServer> {
+  const table = new Map<string, Handler>(Object.entries({ ...DEFAULT_ROUTES, ...routes }));
+  const requests: RecordedRequest[] = [];
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0]!;
+    requests.push({ method: req.method ?? 'GET', path, headers: req.headers, at: Date.now() });
+    const handler = table.get(path);
+    if (handler) return handler(req, res);
+    res.writeHead(404, { 'content-type': 'text/plain' });
+    res.end('not found');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    port,
+    requests,
+    hits: (path) => requests.filter((r) => r.path === path).length,
+    route: (path, handler) => void table.set(path, handler),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,38 @@
+// Runs the whole service locally: NATS (unless NATS_URL is set), the five services as separate
+// processes, HTTPS on PORT (default 8443), and a demo account on the Scale plan.
+import { startStack } from '@app/stack';
+
+const port = Number(process.env.PORT ?? 8443);
+const stack = await startStack({
+  port,
+  dataDir: process.env.DATA_DIR ?? '.data',
+  natsUrl: process.env.NATS_URL || undefined,
+  renderers: Number(process.env.RENDERERS ?? 1),
+  demoKeys: { accessKey: process.env.DEMO_ACCESS_KEY, secretKey: process.env.DEMO_SECRET_KEY },
+  logs: process.env.LOG_FILES ? { kind: 'files', dir: process.env.LOG_FILES } : { kind: 'console' },
+}).catch((err) => {
+  console.error(`Could not start the service: ${err.message}`);
+  process.exit(1);
+});
+
+console.log(`
+Rendering service is running at ${stack.baseUrl} (self-signed certificate: curl -k)
+Demo account (Scale plan)
+  access key: ${stack.demo.accessKey}
+  secret key: ${stack.demo.secretKey}
+Try:
+  curl -k -X POST ${stack.baseUrl}/v1/screenshot -H 'X-Access-Key: ${stack.demo.accessKey}' \\
+       -H 'content-type: application/json' -d '{"html":"<h1>Hello</h1>"}' -o hello.jpg
+Press Ctrl-C to stop.
+`);
+
+let stopping = false;
+const stop = async () => {
+  if (stopping) return;
+  stopping = true;
+  console.log('Stopping...');
+  await stack.stop();
+  process.exit(0);
+};
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);

@@ -1,0 +1,108 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { credentials } from '@grpc/grpc-js';
+import { AuthQuotaServiceClient } from '@app/proto/authquota';
+import { callUnary } from '@app/rpc';
+import { createLogger } from '@app/logging';
+import { isAppError } from '@app/errors';
+import { createApp, type AuthQuotaApp } from '../../app.js';
+import { parseConfig } from '../../config.js';
+
+// The generated gRPC client against the real server on port 0, with a real SQLite event store.
+let app: AuthQuotaApp;
+let client: AuthQuotaServiceClient;
+let dataDir: string;
+
+const codeOf = async (p: Promise<unknown>) => {
+  try {
+    await p;
+  } catch (err) {
+    return isAppError(err) ? err.code : `not an AppError: ${String(err)}`;
+  }
+  return 'no error';
+};
+
+const admit = (accessKey: string, extra: Partial<{ usage: string; features: string[] }> = {}) =>
+  callUnary(client, client.admitRequest, {
+    access_key: accessKey,
+    usage: extra.usage ?? 'render',
+    features: extra.features ?? [],
+    signed_query: '',
+    body: Buffer.alloc(0),
+  });
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'auth-quota-'));
+  const config = parseConfig({ DATA_DIR: dataDir, AUTH_QUOTA_GRPC_ADDR: '127.0.0.1:0', AUTH_QUOTA_HEALTH_PORT: '0', PLAN_FREE_QUOTA: '2' });
+  app = await createApp(config, createLogger('auth-quota-test', { level: 'silent' }));
+  await app.start();
+  client = new AuthQuotaServiceClient(`127.0.0.1:${app.grpcPort()}`, credentials.createInsecure());
+});
+
+afterAll(async () => {
+  client?.close();
+  await app?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('AuthQuotaService over gRPC', () => {
+  describe('When an account is created', () => {
+    it('should return its keys once and authenticate with the access key', async () => {
+      const created = await callUnary(client, client.createAccount, { name: 'A', plan: 'basic' });
+      expect(created.access_key).toMatch(/^ak_/);
+      expect(created.secret_key).toMatch(/^sk_/);
+      const auth = await callUnary(client, client.authenticate, { access_key: created.access_key });
+      expect(auth.account).toMatchObject({ account_id: created.account!.account_id, plan: 'basic', billing_status: 'paid' });
+    });
+  });
+
+  describe('When the key is unknown', () => {
+    it('should fail with UNAUTHENTICATED carrying access_key_invalid', async () => {
+      expect(await codeOf(callUnary(client, client.authenticate, { access_key: 'ak_unknown' }))).toBe('access_key_invalid');
+      expect(await codeOf(admit(''))).toBe('access_key_invalid');
+    });
+  });
+
+  describe('When keys are rotated', () => {
+    it('should refuse the old key at once and accept the new one', async () => {
+      const created = await callUnary(client, client.createAccount, { name: 'R', plan: 'scale' });
+      const rotated = await callUnary(client, client.rotateKeys, { account_id: created.account!.account_id });
+      expect(await codeOf(admit(created.access_key))).toBe('access_key_invalid');
+      expect((await admit(rotated.access_key)).account?.account_id).toBe(created.account!.account_id);
+    });
+  });
+
+  describe('When a Scale-only feature is used on another plan', () => {
+    it('should fail with plan_upgrade_required', async () => {
+      const created = await callUnary(client, client.createAccount, { name: 'P', plan: 'growth' });
+      expect(await codeOf(admit(created.access_key, { features: ['gpu_rendering'] }))).toBe('plan_upgrade_required');
+    });
+  });
+
+  describe('When the account has an unpaid invoice', () => {
+    it('should fail with payment_required', async () => {
+      const created = await callUnary(client, client.createAccount, { name: 'U', plan: 'basic' });
+      await callUnary(client, client.setBillingStatus, { account_id: created.account!.account_id, billing_status: 'unpaid' });
+      expect(await codeOf(admit(created.access_key))).toBe('payment_required');
+    });
+  });
+
+  describe('When the monthly quota is reserved up to its size', () => {
+    it('should refuse more with quota_exceeded, and a release gives a unit back', async () => {
+      const created = await callUnary(client, client.createAccount, { name: 'Q', plan: 'free' });
+      const first = await admit(created.access_key);
+      await admit(created.access_key);
+      expect(await codeOf(admit(created.access_key))).toBe('quota_exceeded');
+      await callUnary(client, client.releaseQuota, { reservation_id: first.reservation_id! });
+      expect((await admit(created.access_key)).reservation_id).toBeTruthy();
+    });
+  });
+
+  describe('When the plan name is unknown', () => {
+    it('should fail with invalid_parameter', async () => {
+      expect(await codeOf(callUnary(client, client.createAccount, { name: 'X', plan: 'gold' }))).toBe('invalid_parameter');
+    });
+  });
+});

@@ -1,0 +1,38 @@
+import { credentials } from '@grpc/grpc-js';
+import { callUnary } from '@app/rpc';
+import { AuthQuotaServiceClient } from '@app/proto/authquota';
+import type { AuthQuota } from '../application/ports.js';
+
+/** auth-quota over gRPC; errors come back as AppErrors with their stable codes. */
+export function grpcAuthQuota(address: string): AuthQuota & { close(): void } {
+  const client = new AuthQuotaServiceClient(address, credentials.createInsecure());
+  return {
+    async admit(req) {
+      const res = await callUnary(client, client.admitRequest, {
+        access_key: req.accessKey,
+        usage: req.usage,
+        features: req.features,
+        signature: req.signature,
+        signed_query: req.signedQuery,
+        body_signature: req.bodySignature,
+        body: Buffer.from(req.body),
+      });
+      return {
+        account: { accountId: res.account?.account_id ?? '', plan: res.account?.plan ?? '' },
+        rateLimit: {
+          limit: res.rate_limit?.limit ?? 0,
+          remaining: res.rate_limit?.remaining ?? 0,
+          resetUnix: res.rate_limit?.reset_unix ?? 0,
+        },
+        reservationId: res.reservation_id,
+      };
+    },
+    async commit(reservationId) {
+      await callUnary(client, client.commitQuota, { reservation_id: reservationId });
+    },
+    async release(reservationId) {
+      await callUnary(client, client.releaseQuota, { reservation_id: reservationId });
+    },
+    close: () => client.close(),
+  };
+}

@@ -1,0 +1,55 @@
+import type { RenderFinished, RenderJob } from '@app/proto/render';
+
+export interface AccountInfo {
+  accountId: string;
+  plan: string;
+}
+
+export interface RateLimitInfo {
+  limit: number;
+  remaining: number;
+  resetUnix: number;
+}
+
+export interface AdmitRequest {
+  accessKey: string;
+  usage: 'render' | 'task_create' | 'task_other' | 'read';
+  features: string[];
+  signature?: string;
+  signedQuery: string;
+  bodySignature?: string;
+  body: Uint8Array;
+}
+
+export interface Admitted {
+  account: AccountInfo;
+  rateLimit: RateLimitInfo;
+  reservationId?: string;
+}
+
+/** auth-quota, as the edge needs it. */
+export interface AuthQuota {
+  admit(request: AdmitRequest): Promise<Admitted>;
+  commit(reservationId: string): Promise<void>;
+  release(reservationId: string): Promise<void>;
+}
+
+/** Publishes a render job and waits for its outcome. */
+export interface RenderQueue {
+  submitAndWait(job: RenderJob, waitMs: number): Promise<RenderFinished>;
+}
+
+/** Where finished renders are kept (the JetStream object store). */
+export interface ResultStore {
+  read(objectName: string): Promise<Uint8Array>;
+  remove(objectName: string): Promise<void>;
+}
+
+/** SSRF check of a URL the browser will load. */
+export interface TargetGuard {
+  check(url: string, parameter: string): Promise<void>;
+}
+
+export interface Clock {
+  now(): Date;
+}

@@ -1,0 +1,69 @@
+import { AppError, errors, isErrorCode } from '@app/errors';
+import type { RenderParams } from '@app/proto/render';
+import type { Operation } from '@app/render-params';
+import type { Clock, RenderQueue, ResultStore, TargetGuard } from './ports.js';
+
+export interface RenderOutcome {
+  body: Uint8Array;
+  contentType: string;
+  extension: string;
+  headers: Record<string, string>;
+}
+
+export class RenderWaitTimeout extends Error {
+  constructor() {
+    super('No render outcome arrived in time');
+    this.name = 'RenderWaitTimeout';
+  }
+}
+
+/**
+ * A synchronous render: check the target, publish the job, wait for its outcome (bounded by the
+ * render's timeout), read the result from the object store.
+ */
+export function renderSync(deps: {
+  queue: RenderQueue;
+  results: ResultStore;
+  guard: TargetGuard;
+  clock: Clock;
+  waitMarginMs: number;
+  newId: () => string;
+}) {
+  return async (input: { accountId: string; operation: Operation; params: RenderParams }): Promise<RenderOutcome> => {
+    const { params } = input;
+    if (params.url) await deps.guard.check(params.url, 'url');
+    const timeoutSeconds = params.timeout ?? 30;
+    const now = deps.clock.now().getTime();
+    const jobId = deps.newId();
+    let finished;
+    try {
+      finished = await deps.queue.submitAndWait(
+        {
+          job_id: jobId,
+          account_id: input.accountId,
+          operation: input.operation,
+          params,
+          deadline_unix_ms: now + timeoutSeconds * 1000,
+          created_unix_ms: now,
+          origin: 'api',
+        },
+        timeoutSeconds * 1000 + deps.waitMarginMs,
+      );
+    } catch (err) {
+      if (err instanceof RenderWaitTimeout) throw errors.renderTimeout(timeoutSeconds);
+      throw err;
+    }
+    if (finished.status !== 'succeeded' || !finished.result) {
+      const code = finished.error?.code;
+      throw isErrorCode(code)
+        ? new AppError(code, finished.error?.message || 'The render failed.')
+        : new AppError('render_failed', 'The render failed.');
+    }
+    const { result } = finished;
+    const body = await deps.results.read(result.object_name);
+    void deps.results.remove(result.object_name).catch(() => undefined);
+    return { body, contentType: result.content_type, extension: result.extension, headers: result.headers };
+  };
+}
+
+export type RenderSync = ReturnType<typeof renderSync>;

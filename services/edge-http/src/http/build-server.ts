@@ -1,0 +1,65 @@
+import { randomBytes } from 'node:crypto';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import helmet from '@fastify/helmet';
+import { currentTraceId } from '@app/telemetry';
+import type { Logger } from '@app/logging';
+import type { AuthQuota } from '../application/ports.js';
+import type { RenderSync } from '../application/render-sync.js';
+import { errorHandler, notFoundHandler } from './errors.js';
+import { admissionPlugin } from './plugins/admission.plugin.js';
+import { healthRoutes } from './routes/health.routes.js';
+import { renderRoutes } from './routes/render.routes.js';
+
+export interface HttpDeps {
+  logger: Logger;
+  tls?: { key: Buffer; cert: Buffer };
+  bodyLimitBytes: number;
+  authQuota: AuthQuota;
+  renderSync: RenderSync;
+  health: () => Promise<Record<string, unknown>>;
+}
+
+/** The public HTTPS API, built without listening so tests can inject(). */
+export async function buildServer(deps: HttpDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.logger,
+    // Per-request lines are off (errors are logged once, by the error handler).
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: deps.bodyLimitBytes,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    ...(deps.tls ? { https: { key: deps.tls.key, cert: deps.tls.cert, minVersion: 'TLSv1.2' as const } } : {}),
+  }) as unknown as FastifyInstance;
+
+  // Keep the raw body: signed POST requests are checked over the exact bytes sent.
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    request.rawBody = body as Buffer;
+    if ((body as Buffer).length === 0) return done(null, {});
+    try {
+      done(null, JSON.parse((body as Buffer).toString('utf8')));
+    } catch {
+      const err = new Error('invalid JSON') as Error & { statusCode: number };
+      err.statusCode = 400;
+      done(err, undefined);
+    }
+  });
+
+  await app.register(helmet, {
+    hsts: { maxAge: 31_536_000, includeSubDomains: true },
+    contentSecurityPolicy: false,
+    crossOriginResourcePolicy: false,
+  });
+  // X-Service-Request-Id is the trace id, on every response (errors included).
+  app.addHook('onRequest', async (_request, reply) => {
+    void reply.header('x-service-request-id', currentTraceId() ?? randomBytes(16).toString('hex'));
+  });
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler(notFoundHandler);
+
+  await app.register(healthRoutes, { check: deps.health });
+  await app.register(async (api) => {
+    await api.register(admissionPlugin, { authQuota: deps.authQuota });
+    await api.register(renderRoutes, { renderSync: deps.renderSync });
+  });
+  return app;
+}

@@ -1,0 +1,146 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { createLogger } from '@app/logging';
+import { errors, AppError } from '@app/errors';
+import type { AuthQuota } from '../application/ports.js';
+import type { RenderSync } from '../application/render-sync.js';
+import { buildServer } from './build-server.js';
+
+const VALID_KEY = 'ak_valid';
+
+const authQuota: AuthQuota = {
+  admit: vi.fn(async (req) => {
+    if (req.accessKey !== VALID_KEY) throw errors.accessKeyInvalid();
+    return { account: { accountId: 'acc_1', plan: 'basic' }, rateLimit: { limit: 40, remaining: 39, resetUnix: 1_800_000_000 }, reservationId: 'r1' };
+  }),
+  commit: vi.fn(async () => undefined),
+  release: vi.fn(async () => undefined),
+};
+
+const renderSync = vi.fn<RenderSync>(async () => ({
+  body: new Uint8Array([0xff, 0xd8, 0xff]),
+  contentType: 'image/jpeg',
+  extension: 'jpg',
+  headers: {},
+}));
+
+let app: FastifyInstance;
+
+beforeAll(async () => {
+  app = await buildServer({
+    logger: createLogger('edge-http-test', { level: 'silent' }),
+    bodyLimitBytes: 1024 * 1024,
+    authQuota,
+    renderSync,
+    health: async () => ({}),
+  });
+});
+
+afterAll(async () => app.close());
+
+describe('edge-http routes', () => {
+  describe('When the key is wrong', () => {
+    it('should answer the exact 401 body and release nothing', async () => {
+      const res = await app.inject({ method: 'POST', url: '/v1/screenshot', headers: { 'x-access-key': 'nope' }, payload: { url: 'http://a.test/' } });
+      expect(res.statusCode).toBe(401);
+      expect(res.json()).toEqual({ statusCode: 401, error: 'Unauthorized', message: 'Invalid access key', code: 'access_key_invalid' });
+      expect(res.headers['x-service-request-id']).toMatch(/^[0-9a-f]{32}$/);
+      expect(res.headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
+    });
+  });
+
+  describe('When a render succeeds', () => {
+    it('should answer the body with rate limit headers and commit the reservation', async () => {
+      const res = await app.inject({ method: 'POST', url: '/v1/screenshot', headers: { 'x-access-key': VALID_KEY }, payload: { url: 'http://a.test/' } });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toBe('image/jpeg');
+      expect(res.headers['content-disposition']).toBe('inline');
+      expect(res.headers['x-ratelimit-limit']).toBe('40');
+      expect(res.headers['x-ratelimit-remaining']).toBe('39');
+      expect(res.headers['x-ratelimit-reset']).toBe('1800000000');
+      await vi.waitFor(() => expect(authQuota.commit).toHaveBeenCalledWith('r1'));
+    });
+  });
+
+  describe('When the parameters are invalid', () => {
+    it('should answer 400 with every problem and release the reservation', async () => {
+      vi.mocked(authQuota.release).mockClear();
+      const res = await app.inject({
+        method: 'POST',
+        url: '/v1/screenshot',
+        headers: { 'x-access-key': VALID_KEY },
+        payload: { format: 'bmp', viewport_width: -1 },
+      });
+      expect(res.statusCode).toBe(400);
+      const body = res.json();
+      expect(body.code).toBe('invalid_parameter');
+      expect(body.details.map((d: { parameter: string }) => d.parameter).sort()).toEqual(['format', 'url', 'viewport_width']);
+      await vi.waitFor(() => expect(authQuota.release).toHaveBeenCalledWith('r1'));
+    });
+  });
+
+  describe('When the body is not JSON', () => {
+    it('should answer 400 naming the body', async () => {
+      const res = await app.inject({
+        method: 'POST',
+        url: '/v1/screenshot',
+        headers: { 'x-access-key': VALID_KEY, 'content-type': 'application/json' },
+        payload: '{not json',
+      });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'invalid_parameter', details: [{ parameter: 'body' }] });
+    });
+  });
+
+  describe('When the renderer fails unexpectedly', () => {
+    it('should answer a bare 500 that leaks nothing', async () => {
+      renderSync.mockRejectedValueOnce(new Error('secret internal detail at /srv/x.js:12'));
+      const res = await app.inject({ method: 'POST', url: '/v1/pdf', headers: { 'x-access-key': VALID_KEY }, payload: { html: '<p>x</p>' } });
+      expect(res.statusCode).toBe(500);
+      expect(res.body).not.toContain('secret');
+      expect(res.json()).toEqual({ statusCode: 500, error: 'Internal Server Error', message: 'An internal error occurred.', code: 'internal_error' });
+    });
+  });
+
+  describe('When the render times out', () => {
+    it('should answer 500 render_timeout', async () => {
+      renderSync.mockRejectedValueOnce(errors.renderTimeout(5));
+      const res = await app.inject({ method: 'GET', url: `/v1/scrape?access_key=${VALID_KEY}&url=http://a.test/&timeout=5` });
+      expect(res.statusCode).toBe(500);
+      expect(res.json()).toMatchObject({ code: 'render_timeout' });
+    });
+  });
+
+  describe('When the account is rate limited', () => {
+    it('should answer 429 with Retry-After', async () => {
+      vi.mocked(authQuota.admit).mockRejectedValueOnce(errors.rateLimited(17));
+      const res = await app.inject({ method: 'POST', url: '/v1/screenshot', headers: { 'x-access-key': VALID_KEY }, payload: { html: 'x' } });
+      expect(res.statusCode).toBe(429);
+      expect(res.headers['retry-after']).toBe('17');
+      expect(res.json()).toMatchObject({ statusCode: 429, error: 'Too Many Requests', code: 'rate_limited' });
+    });
+  });
+
+  describe('When the route does not exist', () => {
+    it('should answer 404 in the same error shape', async () => {
+      const res = await app.inject({ method: 'GET', url: '/v1/nothing' });
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toMatchObject({ statusCode: 404, code: 'not_found' });
+    });
+  });
+
+  describe('When the health endpoint is called without a key', () => {
+    it('should answer 200', async () => {
+      expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    });
+  });
+
+  describe('When a scrape gets an AppError from the renderer', () => {
+    it('should keep its code and message', async () => {
+      renderSync.mockRejectedValueOnce(new AppError('selector_not_found', 'click_selector: no element matches #x.'));
+      const res = await app.inject({ method: 'POST', url: '/v1/scrape', headers: { 'x-access-key': VALID_KEY }, payload: { url: 'http://a.test/' } });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'selector_not_found', message: 'click_selector: no element matches #x.' });
+    });
+  });
+});

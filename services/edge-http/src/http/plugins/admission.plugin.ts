@@ -1,0 +1,68 @@
+import fp from 'fastify-plugin';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Admitted, AdmitRequest, AuthQuota } from '../../application/ports.js';
+import { accessKeyOf, inputOf, rawQueryOf } from '../access-key.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** What the route costs: decides rate limiting and quota reservation. Absent = public route. */
+    usage?: AdmitRequest['usage'];
+    /** A plan-restricted feature the whole route needs. */
+    feature?: string;
+  }
+  interface FastifyRequest {
+    admitted?: Admitted;
+    rawBody?: Buffer;
+  }
+}
+
+const truthy = (v: unknown) => v === true || v === 'true' || v === '1';
+
+/** Plan-restricted features a request's parameters ask for. */
+function featuresOf(request: FastifyRequest): string[] {
+  const features: string[] = [];
+  const feature = request.routeOptions.config.feature;
+  if (feature) features.push(feature);
+  const input = inputOf(request);
+  if (input && truthy(input.gpu_rendering)) features.push('gpu_rendering');
+  if (input && input.ip_location !== undefined && input.ip_location !== '') features.push('ip_location');
+  return features;
+}
+
+/**
+ * Admission for every route that declares a `usage`: authentication, signature, rate limit, plan
+ * and quota reservation by auth-quota. The reservation is committed when the response succeeds and
+ * released otherwise (a failed render costs nothing).
+ */
+export const admissionPlugin = fp(async (app: FastifyInstance, opts: { authQuota: AuthQuota }) => {
+  const { authQuota } = opts;
+
+  app.addHook('preHandler', async (request, reply) => {
+    const usage = request.routeOptions.config.usage;
+    if (!usage) return;
+    const signature = (request.query as Record<string, unknown> | undefined)?.signature;
+    const bodySignature = request.headers['x-signature'];
+    const admitted = await authQuota.admit({
+      accessKey: accessKeyOf(request),
+      usage,
+      features: featuresOf(request),
+      signature: typeof signature === 'string' ? signature : undefined,
+      signedQuery: rawQueryOf(request),
+      bodySignature: typeof bodySignature === 'string' ? bodySignature : undefined,
+      body: request.rawBody ?? new Uint8Array(),
+    });
+    request.admitted = admitted;
+    void reply.headers({
+      'x-ratelimit-limit': String(admitted.rateLimit.limit),
+      'x-ratelimit-remaining': String(admitted.rateLimit.remaining),
+      'x-ratelimit-reset': String(admitted.rateLimit.resetUnix),
+    });
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    const reservationId = request.admitted?.reservationId;
+    if (!reservationId) return;
+    const settle = reply.statusCode < 400 ? authQuota.commit : authQuota.release;
+    await settle(reservationId).catch((err: unknown) => request.log.error({ err }, 'quota settlement failed'));
+  });
+});

@@ -1,0 +1,4 @@
+export { renderJob } from './render-job.js';
+export type { Artifact, RenderDeadline, RenderOperation, RenderOutput } from './types.js';
+export { imageSize, type ImageSize } from './image-size.js';
+export { PAGE_SETUP_STEPS, setupPage, type PageSetupStep } from './page-setup.js';

@@ -1,0 +1,62 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { HTTPResponse, Page, PuppeteerLifeCycleEvent } from 'puppeteer-core';
+import { ValidationError } from '@app/errors';
+import type { RenderParams } from '@app/proto/render';
+import type { Countdown } from './countdown.js';
+import { navigationError } from './render-errors.js';
+
+const LIFECYCLE_EVENTS: Readonly<Record<string, PuppeteerLifeCycleEvent>> = {
+  load: 'load',
+  domcontentloaded: 'domcontentloaded',
+  networkidle0: 'networkidle0',
+  networkidle2: 'networkidle2',
+};
+
+export const DEFAULT_WAIT_UNTIL: readonly PuppeteerLifeCycleEvent[] = ['domcontentloaded'];
+
+/** `wait_until` as Puppeteer lifecycle events; unknown values are ignored, none means the default. */
+export function lifecycleEvents(waitUntil: readonly string[] | undefined): PuppeteerLifeCycleEvent[] {
+  const events = [...new Set((waitUntil ?? []).flatMap((value) => LIFECYCLE_EVENTS[value] ?? []))];
+  return events.length > 0 ? events : [...DEFAULT_WAIT_UNTIL];
+}
+
+export interface Navigation {
+  /** The main response (absent for `html` input). */
+  response?: HTTPResponse | undefined;
+  /** Its HTTP status. An error status is not a failure: the page is still rendered. */
+  status?: number | undefined;
+}
+
+/**
+ * page.setContent only waits for load/domcontentloaded; networkidle* is awaited afterwards with the
+ * same meaning as for goto (no more than 0 or 2 connections for 500 ms).
+ */
+async function setContent(page: Page, html: string, waitUntil: PuppeteerLifeCycleEvent[], clock: Countdown): Promise<void> {
+  const idle = waitUntil.includes('networkidle0') ? 0 : waitUntil.includes('networkidle2') ? 2 : undefined;
+  const documentEvents = waitUntil.filter((e): e is 'load' | 'domcontentloaded' => e === 'load' || e === 'domcontentloaded');
+  await page.setContent(html, {
+    waitUntil: idle === undefined ? documentEvents : ['load', ...documentEvents],
+    timeout: clock.remainingMs(),
+  });
+  if (idle !== undefined) await page.waitForNetworkIdle({ idleTime: 500, concurrency: idle, timeout: clock.remainingMs() });
+}
+
+/** Loads `url` (or `html`), waits for the `wait_until` conditions, then `delay` seconds. */
+export async function navigate(page: Page, params: RenderParams, clock: Countdown): Promise<Navigation> {
+  const waitUntil = lifecycleEvents(params.wait_until);
+  let navigation: Navigation = {};
+  try {
+    if (params.url) {
+      const response = (await page.goto(params.url, { waitUntil, timeout: clock.remainingMs() })) ?? undefined;
+      navigation = { response, status: response?.status() };
+    } else if (params.html !== undefined) {
+      await setContent(page, params.html, waitUntil, clock);
+    } else {
+      throw new ValidationError([{ parameter: 'url', message: 'either url or html must be provided' }]);
+    }
+  } catch (err) {
+    throw navigationError(err, params, clock);
+  }
+  if (params.delay && params.delay > 0) await sleep(params.delay * 1000);
+  return navigation;
+}
