@@ -6,7 +6,8 @@ export interface AggregateOptions {
 }
 
 /**
- * Folds a stream into state. The store does not check event types: `evolve` receives the stored events as they were appended.
+ * Folds a stream into state. The store does not check event types: `evolve` receives the stored events
+ * as they were appended.
  * `version` is the stream's version (0 when it does not exist), the expected version of the next append.
  */
 export async function aggregateStream<S, E extends NewEvent = StoredEvent>(

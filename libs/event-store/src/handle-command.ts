@@ -60,5 +60,6 @@ async function decideAndAppend<S, C, E extends NewEvent>(
   if (events.length === 0) return { newEvents: [], nextExpectedVersion: version, newState: state };
   const appended = await store.append(streamId, events, { expectedVersion: version });
   const newEvents = appended.events as unknown as Stored<E>[];
-  return { newEvents, nextExpectedVersion: appended.nextExpectedVersion, newState: newEvents.reduce((s, e) => evolve(s, e), state) };
+  const newState = newEvents.reduce((s, e) => evolve(s, e), state);
+  return { newEvents, nextExpectedVersion: appended.nextExpectedVersion, newState };
 }

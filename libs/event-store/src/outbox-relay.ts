@@ -29,7 +29,9 @@ export function outboxRelay(
   publish: (e: StoredEvent) => Promise<void>,
   opts: OutboxRelayOptions,
 ): OutboxRelay {
-  if (!Number.isSafeInteger(opts.batch) || opts.batch < 1) throw new RangeError('outboxRelay: batch must be an integer ≥ 1');
+  if (!Number.isSafeInteger(opts.batch) || opts.batch < 1) {
+    throw new RangeError('outboxRelay: batch must be an integer ≥ 1');
+  }
   const onError = opts.onError ?? ((err: unknown) => console.error('outbox relay: publishing failed', err));
   let queue: Promise<unknown> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;

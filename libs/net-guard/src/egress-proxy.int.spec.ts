@@ -27,6 +27,11 @@ afterEach(async () => {
   await canary.close();
 });
 
+/** True if the promise settles in time: proves a teardown was prompt, not the idle timeout. */
+function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  return Promise.race([promise.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms))]);
+}
+
 async function closedPort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -189,16 +194,26 @@ describe('startEgressProxy', () => {
       client.write(`POST http://127.0.0.1:${canary.port}/hang HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\npartial`);
       await expect.poll(() => canary.hits).toBe(1);
       client.destroy();
-      await canary.hangClosed;
+      expect(await settlesWithin(canary.hangClosed, 1_000)).toBe(true);
       expect((await proxyRequest(proxy.port, `http://127.0.0.1:${canary.port}/after`)).body).toBe(CANARY_BODY);
     });
 
-    it('should survive a client that leaves mid-tunnel and one that sends garbage', async () => {
+    it('should tear down the upstream request when the client leaves while waiting for the response', async () => {
+      const client = connect(proxy.port, '127.0.0.1');
+      client.on('error', () => {});
+      await new Promise((resolve) => client.once('connect', resolve));
+      client.write(`GET http://127.0.0.1:${canary.port}/hang HTTP/1.1\r\nHost: x\r\n\r\n`);
+      await expect.poll(() => canary.hits).toBe(1);
+      client.destroy();
+      expect(await settlesWithin(canary.hangClosed, 1_000)).toBe(true);
+    });
+
+    it('should survive a client that resets mid-tunnel and one that sends garbage', async () => {
       const { socket } = await proxyConnect(proxy.port, `127.0.0.1:${canary.port}`);
       socket.write('GET /hang HTTP/1.1\r\nHost: x\r\n\r\n');
       await expect.poll(() => canary.hits).toBe(1);
-      socket.destroy();
-      await canary.hangClosed;
+      socket.resetAndDestroy();
+      expect(await settlesWithin(canary.hangClosed, 1_000)).toBe(true);
       const garbage = connect(proxy.port, '127.0.0.1');
       expect(await exchange(garbage, '\x00\x01 not http\r\n\r\n')).toMatch(/^HTTP\/1\.1 400/);
       expect((await proxyRequest(proxy.port, `http://127.0.0.1:${canary.port}/after`)).status).toBe(200);

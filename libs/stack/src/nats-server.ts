@@ -33,6 +33,7 @@ export async function startNatsServer(opts: { storeDir: string; port?: number })
   const port = opts.port ?? (await freePort());
   const child = spawn(natsServerBinary(), ['-js', '-sd', opts.storeDir, '-a', '127.0.0.1', '-p', String(port)], {
     stdio: ['ignore', 'ignore', 'pipe'],
+    detached: true,
   });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => {

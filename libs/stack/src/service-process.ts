@@ -34,7 +34,9 @@ export function startServiceProcess(opts: {
     cwd: opts.cwd,
     env: { ...opts.env, OTEL_SERVICE_NAME: opts.env.OTEL_SERVICE_NAME ?? opts.name.replace(/-\d+$/, '') },
     stdio: ['ignore', 'pipe', 'pipe'],
-    detached: false,
+    // A process group of its own: Ctrl-C reaches only the launcher, which then drains every service
+    // in order (a service signalled twice would exit without draining).
+    detached: true,
   });
   pipeLogs(opts.name, child, opts.logs);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

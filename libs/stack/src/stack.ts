@@ -57,7 +57,15 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   let nats: RunningNats | undefined;
   const processes: ServiceProcess[] = [];
 
+  // Last resort if this process exits without stop(): no orphaned service keeps running.
+  const killAll = () => {
+    for (const p of processes) if (p.process.exitCode === null) p.process.kill('SIGKILL');
+    if (nats?.process.exitCode === null) nats.process.kill('SIGKILL');
+  };
+  process.once('exit', killAll);
+
   const stopAll = async () => {
+    process.removeListener('exit', killAll);
     for (const name of [...SERVICES].reverse()) {
       await Promise.all(processes.filter((p) => p.name.startsWith(name)).map((p) => p.stop()));
     }

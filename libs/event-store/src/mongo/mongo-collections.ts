@@ -43,7 +43,8 @@ export async function assertTransactionsSupported(client: MongoClient): Promise<
   const hello = await client.db('admin').command({ hello: 1 });
   if (!hello['setName'] && hello['msg'] !== 'isdbgrid') {
     throw new Error(
-      'The MongoDB event store needs transactions: connect to a replica set (a single-node one will do) or a sharded cluster.',
+      'The MongoDB event store needs transactions: connect to a replica set (a single-node one will do) ' +
+        'or a sharded cluster.',
     );
   }
 }

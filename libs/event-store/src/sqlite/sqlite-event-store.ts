@@ -92,7 +92,8 @@ function statements(db: Database.Database) {
     eventsByIds: db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE event_id IN (SELECT value FROM json_each(?))`),
     streamVersion: db.prepare('SELECT coalesce(max(version), 0) AS current FROM events WHERE stream_id = ?'),
     insertEvent: db.prepare(
-      'INSERT INTO events (event_id, stream_id, version, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      `INSERT INTO events (event_id, stream_id, version, type, data, metadata, recorded_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
     ),
     streamEvents: db.prepare(
       `SELECT ${EVENT_COLUMNS} FROM events WHERE stream_id = ? AND version >= ? ORDER BY version`,
@@ -108,7 +109,8 @@ function statements(db: Database.Database) {
     ),
     upsertSnapshot: db.prepare(
       `INSERT INTO snapshots (stream_id, version, state, saved_at) VALUES (?, ?, ?, ?)
-       ON CONFLICT (stream_id) DO UPDATE SET version = excluded.version, state = excluded.state, saved_at = excluded.saved_at
+       ON CONFLICT (stream_id) DO UPDATE
+       SET version = excluded.version, state = excluded.state, saved_at = excluded.saved_at
        WHERE excluded.version >= snapshots.version`,
     ),
     snapshot: db.prepare('SELECT version, state FROM snapshots WHERE stream_id = ?'),

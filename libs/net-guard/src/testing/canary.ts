@@ -7,6 +7,8 @@ export interface Canary {
   port: number;
   /** Requests that reached the canary. */
   hits: number;
+  /** Path of every request that reached the canary, in order. */
+  paths: string[];
   /** Headers and body of the last request. */
   last: { method: string; url: string; headers: IncomingHttpHeaders; rawHeaderNames: string[]; body: string } | undefined;
   /** Resolves when a request to /hang is torn down by its client. */
@@ -23,6 +25,7 @@ export async function startCanary(): Promise<Canary> {
   const canary: Canary = {
     port: 0,
     hits: 0,
+    paths: [],
     last: undefined,
     hangClosed: new Promise<void>((resolve) => (onHangClosed = resolve)),
     close: () =>
@@ -33,6 +36,7 @@ export async function startCanary(): Promise<Canary> {
   };
   const server = createServer((req, res) => {
     canary.hits += 1;
+    canary.paths.push(req.url ?? '');
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('error', () => {});

@@ -13,6 +13,8 @@ const CONSUMES_QUOTA: ReadonlySet<string> = new Set(['render', 'task_create']);
 
 export interface AdmitInput {
   accessKey: string;
+  /** Set by trusted internal callers (scheduled runs) instead of a key. */
+  accountId?: string;
   usage: Usage;
   features: string[];
   signature?: string;
@@ -59,8 +61,15 @@ export function admission(deps: {
     authenticate,
 
     admit(input: AdmitInput): Admitted {
-      const account = authenticate(input.accessKey);
-      checkSignature(account, input);
+      let account: OpenAccountState;
+      if (input.accountId) {
+        const found = directory.byId(input.accountId);
+        if (!found) throw errors.accessKeyInvalid();
+        account = found;
+      } else {
+        account = authenticate(input.accessKey);
+        checkSignature(account, input);
+      }
       const nowMs = clock.now().getTime();
       const plan = limits[account.plan];
       const rateLimit = rates.take(account.accountId, plan.rateLimitPerMinute, nowMs);
@@ -76,6 +85,12 @@ export function admission(deps: {
         throw errors.quotaExceeded(Math.max(1, usage.resetUnix - Math.floor(nowMs / 1000)));
       }
       return { account, rateLimit, reservationId: reservation.id };
+    },
+
+    signingKey(accountId: string): string {
+      const account = directory.byId(accountId);
+      if (!account) throw errors.notFound('The account');
+      return deps.secrets.open(account.keys.sealedSecretKey);
     },
 
     commit: (reservationId: string) => quota.commit(reservationId),

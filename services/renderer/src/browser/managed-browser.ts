@@ -1,5 +1,6 @@
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { browserLaunchOptions, createProfileDir } from './launch-options.js';
+import { killProcessGroup, waitForGroupExit } from './process-group.js';
 import { settleWithin } from './settle-within.js';
 
 export interface ManagedBrowserOptions {
@@ -12,7 +13,7 @@ export interface ManagedBrowserOptions {
 export interface ManagedBrowser {
   readonly browser: Browser;
   readonly pid: number | undefined;
-  /** Settles once the process has exited and its profile directory is removed. */
+  /** Settles once the browser and the rest of its process group have exited and the profile is removed. */
   readonly exited: Promise<void>;
   /** SIGKILL the whole process group (browser, zygotes, renderers, GPU/utility processes). */
   kill(): void;
@@ -44,9 +45,10 @@ export async function launchManagedBrowser(options: ManagedBrowserOptions): Prom
   const exited = new Promise<void>((resolve) => {
     if (!child || child.exitCode !== null || child.signalCode !== null) return resolve();
     child.once('exit', () => resolve());
-  }).then(() => {
-    kill(); // sweep children the browser left behind in its group
-    return profile.remove();
+  }).then(async () => {
+    // Sweep what the browser left behind in its group (zygotes, renderers) before deleting the profile.
+    await waitForGroupExit(pid, 2_000);
+    await profile.remove();
   });
 
   return {
@@ -63,18 +65,4 @@ export async function launchManagedBrowser(options: ManagedBrowserOptions): Prom
       }
     },
   };
-}
-
-/** Puppeteer starts Chromium detached, so its pid is also its process group id. */
-export function killProcessGroup(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
 }

@@ -41,6 +41,7 @@ export function authQuotaService(deps: { admission: Admission; admin: AccountAdm
       if (!USAGES.has(req.usage)) throw new AppError('invalid_parameter', `Unknown usage "${req.usage}".`);
       const admitted = admission.admit({
         accessKey: req.access_key,
+        accountId: req.account_id,
         usage: req.usage as Usage,
         features: req.features,
         signature: req.signature,
@@ -69,6 +70,8 @@ export function authQuotaService(deps: { admission: Admission; admin: AccountAdm
       const { usage, rateLimit } = admission.usage(req.account_id);
       return { quota: usage.quota, used: usage.used, remaining: usage.remaining, rate_limit: toRate(rateLimit) };
     }),
+
+    getSigningKey: h(async (req) => ({ secret_key: admission.signingKey(req.account_id) })),
 
     createAccount: h(async (req) => {
       const { account, keys } = await admin.openAccount({
