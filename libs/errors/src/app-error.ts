@@ -5,9 +5,17 @@ export interface ParameterProblem {
   message: string;
 }
 
+/** Rate limit state of the account, when the request got that far (X-RateLimit-* headers). */
+export interface RateLimitSnapshot {
+  limit: number;
+  remaining: number;
+  resetUnix: number;
+}
+
 export interface AppErrorOptions {
   details?: ParameterProblem[];
   retryAfterSeconds?: number;
+  rateLimit?: RateLimitSnapshot;
   cause?: unknown;
 }
 
@@ -19,6 +27,7 @@ export class AppError extends Error {
   readonly code: ErrorCode;
   readonly details: ParameterProblem[] | undefined;
   readonly retryAfterSeconds: number | undefined;
+  rateLimit: RateLimitSnapshot | undefined;
 
   constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -26,6 +35,7 @@ export class AppError extends Error {
     this.code = code;
     this.details = options.details;
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.rateLimit = options.rateLimit;
   }
 
   get httpStatus(): number {

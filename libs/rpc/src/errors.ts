@@ -4,6 +4,7 @@ import { AppError, isAppError, isErrorCode, type ParameterProblem } from '@app/e
 const CODE_KEY = 'error-code';
 const RETRY_KEY = 'retry-after';
 const DETAILS_KEY = 'error-details';
+const RATE_KEY = 'rate-limit';
 
 type Logger = { error: (obj: object, msg?: string) => void };
 
@@ -18,6 +19,7 @@ export function toServiceError(err: unknown, logger?: Logger): Partial<ServiceEr
   metadata.set(CODE_KEY, err.code);
   if (err.retryAfterSeconds !== undefined) metadata.set(RETRY_KEY, String(err.retryAfterSeconds));
   if (err.details) metadata.set(DETAILS_KEY, JSON.stringify(err.details));
+  if (err.rateLimit) metadata.set(RATE_KEY, JSON.stringify(err.rateLimit));
   return { code: err.grpcStatus, details: err.message, metadata };
 }
 
@@ -37,9 +39,11 @@ export function fromServiceError(err: unknown): AppError {
         details = undefined;
       }
     }
+    const rate = md?.get(RATE_KEY)[0];
     return new AppError(code, e.details ?? 'An error occurred.', {
       details,
       retryAfterSeconds: typeof retry === 'string' ? Number(retry) : undefined,
+      rateLimit: typeof rate === 'string' ? (JSON.parse(rate) as AppError['rateLimit']) : undefined,
       cause: err,
     });
   }

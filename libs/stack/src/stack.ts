@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureDemoAccount, type DemoKeys } from './demo-account.js';
@@ -19,6 +19,8 @@ export interface StackOptions {
   /** An existing NATS server; otherwise one is started with its store in the data folder. */
   natsUrl?: string;
   renderers?: number;
+  /** edge-http replicas; the first listens on `port`, the others on free ports. */
+  edges?: number;
   /** Extra environment for every service (ALLOW_PRIVATE_TARGETS, OTEL_*, plan limits...). */
   env?: NodeJS.ProcessEnv;
   demoKeys?: Partial<DemoKeys>;
@@ -28,6 +30,9 @@ export interface StackOptions {
 export interface Stack {
   baseUrl: string;
   port: number;
+  /** Ports of every edge-http replica (the first is `port`). */
+  edgePorts: number[];
+  authQuotaAddress: string;
   /** PEM of the self-signed certificate, for clients that should trust it. */
   certPem: string;
   natsUrl: string;
@@ -92,9 +97,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     };
 
     let renderers = 0;
-    const launch = async (service: ServiceName, extra: NodeJS.ProcessEnv = {}) => {
+    const launch = async (service: ServiceName, extra: NodeJS.ProcessEnv = {}, replica = 0) => {
       const healthPort = await freePort();
-      const name = service === 'renderer' ? `renderer-${++renderers}` : service;
+      const name = service === 'renderer' ? `renderer-${++renderers}` : replica > 0 ? `${service}-${replica + 1}` : service;
       const healthVariable = HEALTH_PORT_VARIABLE[service];
       const p = startServiceProcess({
         name,
@@ -111,7 +116,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       processes.push(p);
       const probe =
         service === 'edge-http'
-          ? { url: `https://127.0.0.1:${port}/healthz`, ca: tls.certPem }
+          ? { url: `https://127.0.0.1:${extra.PORT ?? port}/healthz`, ca: tls.certPem }
           : { url: `http://127.0.0.1:${healthPort}/healthz` };
       await waitHealthy(p, probe);
       return p;
@@ -123,12 +128,18 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       launch('webhook-dispatcher'),
       ...Array.from({ length: opts.renderers ?? 1 }, () => launch('renderer')),
     ]);
-    await launch('edge-http');
+    const edgePorts = [port];
+    for (let i = 1; i < (opts.edges ?? 1); i++) edgePorts.push(await freePort());
+    await Promise.all(edgePorts.map((p, i) => launch('edge-http', { PORT: String(p) }, i)));
     const demo = await ensureDemoAccount({ authQuotaAddress, dataDir, fixed: opts.demoKeys });
+    // Where the running services are, for tools such as `npm run admin`.
+    writeFileSync(join(dataDir, 'stack.json'), JSON.stringify({ authQuotaAddress, natsUrl, edgePorts }, null, 2));
 
     return {
       baseUrl: `https://localhost:${port}`,
       port,
+      edgePorts,
+      authQuotaAddress,
       certPem: tls.certPem,
       natsUrl,
       demo,

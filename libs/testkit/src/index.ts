@@ -6,3 +6,4 @@ export * from './image-info.js';
 export * from './until.js';
 export * from './finished-events.js';
 export * from './test-stack.js';
+export * from './accounts-admin.js';

@@ -7,7 +7,11 @@ import { httpsRequest, type HttpsResponse } from './https-client.js';
 export interface TestStack extends Stack {
   dataDir: string;
   /** Calls the API over HTTPS, trusting the stack's certificate. */
-  call(method: string, path: string, opts?: { headers?: Record<string, string>; json?: unknown; body?: string }): Promise<HttpsResponse>;
+  call(
+    method: string,
+    path: string,
+    opts?: { headers?: Record<string, string>; json?: unknown; body?: string; edge?: number },
+  ): Promise<HttpsResponse>;
   logs(): string;
 }
 
@@ -41,7 +45,8 @@ export async function startTestStack(opts: Partial<StackOptions> = {}): Promise<
         headers['content-type'] = 'application/json';
         body = JSON.stringify(o.json);
       }
-      return httpsRequest(`https://127.0.0.1:${stack.port}${path}`, { method, headers, body, ca: stack.certPem, servername: 'localhost' });
+      const port = stack.edgePorts[o.edge ?? 0] ?? stack.port;
+      return httpsRequest(`https://127.0.0.1:${port}${path}`, { method, headers, body, ca: stack.certPem, servername: 'localhost' });
     },
     async stop() {
       await stack.stop();

@@ -13,6 +13,7 @@ import { aesGcmSecretBox } from './adapters/key-material.js';
 import { resolveMasterKey } from './adapters/master-key.js';
 import { memoryAccountDirectory } from './adapters/memory-account-directory.js';
 import { eventSourcedAccountCommands, loadAllAccountEvents } from './adapters/event-sourced-accounts.js';
+import { eventStoreUsageJournal } from './adapters/usage-journal.js';
 import { rateWindows } from './domain/limits/rate-window.js';
 import { quotaLedger } from './domain/limits/quota-ledger.js';
 import { authQuotaService } from './entrypoints/grpc/auth-quota.service.js';
@@ -35,6 +36,8 @@ export async function createApp(config: AuthQuotaConfig, logger: Logger, overrid
     (config.mongo ? await mongoEventStore(config.mongo) : sqliteEventStore({ path: config.eventsDb }));
   const secrets = aesGcmSecretBox(resolveMasterKey(config.masterKey, config.dataDir));
   const directory = memoryAccountDirectory();
+  const journal = eventStoreUsageJournal(store);
+  const quota = quotaLedger({ reservationTtlMs: config.reservationTtlMs });
   const admin = accountAdmin({ commands: eventSourcedAccountCommands(store), directory, secrets, clock });
   const admit = admission({
     directory,
@@ -42,8 +45,10 @@ export async function createApp(config: AuthQuotaConfig, logger: Logger, overrid
     clock,
     limits: config.planLimits,
     rates: rateWindows(),
-    quota: quotaLedger({ reservationTtlMs: config.reservationTtlMs }),
+    quota,
+    journal,
     newId: () => randomUUID(),
+    onJournalError: (err) => logger.error({ err }, 'recording quota usage failed'),
   });
 
   let grpc: GrpcServer | undefined;
@@ -52,6 +57,7 @@ export async function createApp(config: AuthQuotaConfig, logger: Logger, overrid
   return {
     async start() {
       directory.apply(await loadAllAccountEvents(store));
+      for (const u of await journal.load()) quota.restore(u.accountId, u.month, u.used);
       grpc = await startGrpcServer(config.grpcAddress, [
         { definition: AuthQuotaServiceService, implementation: authQuotaService({ admission: admit, admin, logger }) },
       ]);

@@ -1,10 +1,11 @@
-import { errors } from '@app/errors';
+import { errors, type AppError } from '@app/errors';
 import type { OpenAccountState } from '../domain/account/account.js';
 import { planAllows, type Plan, type PlanLimits } from '../domain/account/plans.js';
 import { hmacHex, signaturesMatch, unsignedQuery } from '../domain/account/signature.js';
 import type { RateDecision, RateWindows } from '../domain/limits/rate-window.js';
 import type { QuotaLedger, QuotaUsage } from '../domain/limits/quota-ledger.js';
 import { hashKey, type SecretBox } from '../adapters/key-material.js';
+import type { UsageJournal } from '../adapters/usage-journal.js';
 import type { AccountDirectory, Clock } from './ports.js';
 
 /** What a request does, which decides what it costs. */
@@ -37,7 +38,9 @@ export function admission(deps: {
   limits: Record<Plan, PlanLimits>;
   rates: RateWindows;
   quota: QuotaLedger;
+  journal: UsageJournal;
   newId: () => string;
+  onJournalError?: (err: unknown) => void;
 }) {
   const { directory, clock, limits, rates, quota } = deps;
 
@@ -73,16 +76,21 @@ export function admission(deps: {
       const nowMs = clock.now().getTime();
       const plan = limits[account.plan];
       const rateLimit = rates.take(account.accountId, plan.rateLimitPerMinute, nowMs);
-      if (!rateLimit.allowed) throw errors.rateLimited(rateLimit.retryAfterSeconds);
-      if (account.billingStatus === 'unpaid') throw errors.paymentRequired();
+      // Every refusal past this point is an authenticated response: it carries the rate limit state.
+      const refuse = (err: AppError): AppError => {
+        err.rateLimit = { limit: rateLimit.limit, remaining: rateLimit.remaining, resetUnix: rateLimit.resetUnix };
+        return err;
+      };
+      if (!rateLimit.allowed) throw refuse(errors.rateLimited(rateLimit.retryAfterSeconds));
+      if (account.billingStatus === 'unpaid') throw refuse(errors.paymentRequired());
       for (const feature of input.features) {
-        if (!planAllows(account.plan, feature)) throw errors.planUpgradeRequired(feature);
+        if (!planAllows(account.plan, feature)) throw refuse(errors.planUpgradeRequired(feature));
       }
       if (!CONSUMES_QUOTA.has(input.usage)) return { account, rateLimit };
       const reservation = quota.reserve(deps.newId(), account.accountId, plan.monthlyQuota, nowMs);
       if (!reservation) {
         const usage = quota.usage(account.accountId, plan.monthlyQuota, nowMs);
-        throw errors.quotaExceeded(Math.max(1, usage.resetUnix - Math.floor(nowMs / 1000)));
+        throw refuse(errors.quotaExceeded(Math.max(1, usage.resetUnix - Math.floor(nowMs / 1000))));
       }
       return { account, rateLimit, reservationId: reservation.id };
     },
@@ -93,7 +101,14 @@ export function admission(deps: {
       return deps.secrets.open(account.keys.sealedSecretKey);
     },
 
-    commit: (reservationId: string) => quota.commit(reservationId),
+    /** Counts a reserved unit as used, durably; committing twice counts once. */
+    async commit(reservationId: string): Promise<void> {
+      const committed = quota.commit(reservationId);
+      if (!committed) return;
+      await deps.journal.record(committed.accountId, committed.month, committed.id, committed.usedAfter - 1).catch((err: unknown) => {
+        deps.onJournalError?.(err);
+      });
+    },
     release: (reservationId: string) => quota.release(reservationId),
 
     usage(accountId: string): { usage: QuotaUsage; rateLimit: RateDecision } {

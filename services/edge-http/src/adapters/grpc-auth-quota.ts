@@ -33,6 +33,17 @@ export function grpcAuthQuota(address: string): AuthQuota & { close(): void } {
     async release(reservationId) {
       await callUnary(client, client.releaseQuota, { reservation_id: reservationId });
     },
+    async usage(accountId) {
+      const res = await callUnary(client, client.getUsage, { account_id: accountId });
+      return {
+        hits: { quota: res.quota, used: res.used, remaining: res.remaining },
+        concurrency: {
+          limit: res.rate_limit?.limit ?? 0,
+          remaining: res.rate_limit?.remaining ?? 0,
+          reset: res.rate_limit?.reset_unix ?? 0,
+        },
+      };
+    },
     close: () => client.close(),
   };
 }

@@ -27,11 +27,17 @@ export interface Admitted {
   reservationId?: string;
 }
 
+export interface Usage {
+  hits: { quota: number; used: number; remaining: number };
+  concurrency: { limit: number; remaining: number; reset: number };
+}
+
 /** auth-quota, as the edge needs it. */
 export interface AuthQuota {
   admit(request: AdmitRequest): Promise<Admitted>;
   commit(reservationId: string): Promise<void>;
   release(reservationId: string): Promise<void>;
+  usage(accountId: string): Promise<Usage>;
 }
 
 /** Publishes a render job and waits for its outcome. */

@@ -9,6 +9,7 @@ import { errorHandler, notFoundHandler } from './errors.js';
 import { admissionPlugin } from './plugins/admission.plugin.js';
 import { healthRoutes } from './routes/health.routes.js';
 import { renderRoutes } from './routes/render.routes.js';
+import { usageRoutes } from './routes/usage.routes.js';
 
 export interface HttpDeps {
   logger: Logger;
@@ -60,6 +61,7 @@ export async function buildServer(deps: HttpDeps): Promise<FastifyInstance> {
   await app.register(async (api) => {
     await api.register(admissionPlugin, { authQuota: deps.authQuota });
     await api.register(renderRoutes, { renderSync: deps.renderSync });
+    await api.register(usageRoutes, { authQuota: deps.authQuota });
   });
   return app;
 }

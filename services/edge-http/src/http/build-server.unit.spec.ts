@@ -15,6 +15,7 @@ const authQuota: AuthQuota = {
   }),
   commit: vi.fn(async () => undefined),
   release: vi.fn(async () => undefined),
+  usage: vi.fn(async () => ({ hits: { quota: 100, used: 7, remaining: 93 }, concurrency: { limit: 0, remaining: 0, reset: 0 } })),
 };
 
 const renderSync = vi.fn<RenderSync>(async () => ({
@@ -118,6 +119,27 @@ describe('edge-http routes', () => {
       expect(res.statusCode).toBe(429);
       expect(res.headers['retry-after']).toBe('17');
       expect(res.json()).toMatchObject({ statusCode: 429, error: 'Too Many Requests', code: 'rate_limited' });
+    });
+  });
+
+  describe('When the usage is asked for', () => {
+    it('should answer hits and the rate limit state of the decisions', async () => {
+      const res = await app.inject({ method: 'GET', url: '/v1/usage', headers: { 'x-access-key': VALID_KEY } });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual({ hits: { quota: 100, used: 7, remaining: 93 }, concurrency: { limit: 40, remaining: 39, reset: 1_800_000_000 } });
+    });
+  });
+
+  describe('When an admitted request is refused later with rate limit state', () => {
+    it('should still carry the X-RateLimit headers', async () => {
+      const refused = errors.quotaExceeded(3600);
+      refused.rateLimit = { limit: 40, remaining: 12, resetUnix: 1_800_000_060 };
+      vi.mocked(authQuota.admit).mockRejectedValueOnce(refused);
+      const res = await app.inject({ method: 'POST', url: '/v1/screenshot', headers: { 'x-access-key': VALID_KEY }, payload: { html: 'x' } });
+      expect(res.statusCode).toBe(423);
+      expect(res.json()).toEqual({ statusCode: 423, error: 'Locked', message: 'The monthly render quota of the account is used up.', code: 'quota_exceeded' });
+      expect(res.headers['x-ratelimit-remaining']).toBe('12');
+      expect(res.headers['retry-after']).toBe('3600');
     });
   });
 

@@ -24,6 +24,13 @@ export function errorHandler(err: FastifyError, request: FastifyRequest, reply: 
   const { status, body, retryAfterSeconds } = toHttpError(appError);
   if (status >= 500) request.log.error({ err, code: body.code }, 'request failed');
   if (retryAfterSeconds !== undefined) void reply.header('retry-after', String(retryAfterSeconds));
+  if (appError.rateLimit) {
+    void reply.headers({
+      'x-ratelimit-limit': String(appError.rateLimit.limit),
+      'x-ratelimit-remaining': String(appError.rateLimit.remaining),
+      'x-ratelimit-reset': String(appError.rateLimit.resetUnix),
+    });
+  }
   return reply.status(status).type('application/json; charset=utf-8').send(body);
 }
 

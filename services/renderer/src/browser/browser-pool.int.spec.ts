@@ -122,6 +122,23 @@ describe('BrowserPool', () => {
       console.info(`hung page: rejected after ${elapsed} ms, browser ${pids(pool())[0] === before[0] ? 'kept' : 'replaced'}`);
     });
 
+    it('should answer at the deadline when CDP hangs, then kill and replace the browser', async () => {
+      const [pid] = pids(pool()) as number[];
+      const started = Date.now();
+      const frozen = await pool()
+        .run(async (page) => {
+          await page.goto(fixture.url('/blank'));
+          process.kill(pid!, 'SIGSTOP'); // the browser stops answering CDP
+          await page.screenshot();
+        }, { timeoutMs: 2_000 })
+        .catch((err: unknown) => err);
+      expect(frozen).toMatchObject({ code: 'render_timeout' });
+      expect(Date.now() - started).toBeLessThan(2_500);
+      // context close cannot finish → after the ~2 s grace the process group is SIGKILLed and replaced
+      await waitFor(() => !processExists(pid!) && pool().healthy(), 10_000);
+      await expect(pool().run(visit('/blank'), TIMEOUT)).resolves.toMatchObject({ title: 'blank' });
+    });
+
     it('should fail in-flight renders of a killed browser at once and replace it', async () => {
       const [pid] = pids(pool()) as number[];
       const started = Date.now();

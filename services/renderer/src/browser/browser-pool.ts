@@ -110,10 +110,10 @@ export class BrowserPool {
   #launching = 0;
   #nextSlotId = 1;
   #idleWaiters: Array<() => void> = [];
-  #launches = new Set<Promise<unknown>>();
-  /** Exits of killed browsers not yet reaped; stop() waits for them. */
-  #dying = new Set<Promise<void>>();
+  /** Launches, replacements, closes and exits still under way; stop() waits for all of them. */
+  #background = new Set<Promise<unknown>>();
   readonly #stopSignal = new AbortController();
+  #starting: Promise<void> | undefined;
   #stopping: Promise<void> | undefined;
 
   constructor(opts: BrowserPoolOptions) {
@@ -125,9 +125,14 @@ export class BrowserPool {
   }
 
   /** Launches every browser and fills its warm contexts. Rejects (leaving nothing running) if a launch fails. */
-  async start(): Promise<void> {
-    if (this.#state !== 'idle') throw new Error(`BrowserPool: start() called while ${this.#state}.`);
+  start(): Promise<void> {
+    if (this.#state !== 'idle') return Promise.reject(new Error(`BrowserPool: start() called while ${this.#state}.`));
     this.#state = 'starting';
+    this.#starting = this.#start();
+    return this.#starting;
+  }
+
+  async #start(): Promise<void> {
     try {
       this.#executablePath = findChromium({ executablePath: this.#opts.executablePath });
     } catch (err) {
@@ -143,7 +148,10 @@ export class BrowserPool {
       throw failed ? failed.reason : new Error('BrowserPool: stopped while starting.');
     }
     this.#state = 'running';
-    for (const slot of slots) this.#addSlot(slot);
+    for (const slot of slots) {
+      if (slot.state === 'dead') this.#track(this.#launchReplacement()); // crashed while the others started
+      else this.#addSlot(slot);
+    }
     this.#log.info({ browsers: slots.map((s) => s.managed.pid), executablePath: this.#executablePath }, 'browser pool started');
   }
 
@@ -208,14 +216,14 @@ export class BrowserPool {
     const wasStarted = this.#state !== 'idle';
     this.#state = 'stopping';
     this.#stopSignal.abort();
+    await this.#starting?.catch(() => undefined);
     for (const job of this.#queue.splice(0)) {
       clearTimeout(job.queueTimer);
       job.reject(errors.rendererUnavailable());
     }
     if (this.#inFlight > 0) await new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
-    await Promise.allSettled([...this.#launches]);
+    while (this.#background.size > 0) await Promise.allSettled([...this.#background]);
     await Promise.allSettled([...this.#slots].map((slot) => this.#closeSlot(slot)));
-    await Promise.allSettled([...this.#dying].map((exited) => settleWithin(exited, BROWSER_CLOSE_GRACE_MS)));
     this.#state = 'stopped';
     if (wasStarted) this.#log.info({}, 'browser pool stopped');
   }
@@ -324,7 +332,7 @@ export class BrowserPool {
     }
     slot.leases.delete(lease);
     this.#inFlight--;
-    if (slot.state === 'draining' && slot.leases.size === 0) void this.#closeSlot(slot);
+    if (slot.state === 'draining' && slot.leases.size === 0) this.#track(this.#closeSlot(slot));
     this.#replenish(slot);
     this.#dispatch();
     if (this.#inFlight === 0) for (const wake of this.#idleWaiters.splice(0)) wake();
@@ -387,11 +395,10 @@ export class BrowserPool {
       }
       return slot;
     })();
-    this.#launches.add(launch);
+    this.#track(launch);
     try {
       return await launch;
     } finally {
-      this.#launches.delete(launch);
       this.#launching--;
     }
   }
@@ -411,6 +418,7 @@ export class BrowserPool {
           await this.#closeSlot(slot);
           return undefined;
         }
+        if (slot.state === 'dead') continue;
         this.#addSlot(slot);
         return slot;
       } catch (err) {
@@ -427,31 +435,36 @@ export class BrowserPool {
     if (slot.state !== 'active' || this.#state !== 'running') return;
     slot.state = 'retiring';
     this.#log.info({ pid: slot.managed.pid, renders: slot.renders }, 'recycling browser');
-    void this.#launchReplacement().then(() => {
-      if (slot.state !== 'retiring') return;
-      slot.state = 'draining';
-      for (const isolated of slot.warm.splice(0)) void closeIsolatedPage(isolated, CONTEXT_CLOSE_GRACE_MS);
-      if (slot.leases.size === 0) void this.#closeSlot(slot);
-    });
+    this.#track(
+      this.#launchReplacement().then(() => {
+        if (slot.state !== 'retiring') return;
+        slot.state = 'draining';
+        for (const isolated of slot.warm.splice(0)) void closeIsolatedPage(isolated, CONTEXT_CLOSE_GRACE_MS);
+        if (slot.leases.size === 0) this.#track(this.#closeSlot(slot));
+      }),
+    );
   }
 
   /** A browser crashed, was killed or disconnected: fail its renders, make sure it is dead, replace it. */
   #browserGone(slot: Slot, reason: string): void {
     if (slot.state === 'dead' || slot.state === 'closing') return;
-    const needsReplacement = slot.state === 'active';
+    // Only a serving browser is replaced: a retiring one already has its replacement coming, and one
+    // still warming up makes its own launch fail and retry.
+    const needsReplacement = slot.state === 'active' && this.#slots.includes(slot);
     slot.state = 'dead';
     this.#slots = this.#slots.filter((s) => s !== slot);
     slot.managed.kill();
-    this.#bury(slot.managed.exited);
+    this.#track(settleWithin(slot.managed.exited, BROWSER_CLOSE_GRACE_MS));
     slot.warm.length = 0;
     for (const lease of slot.leases) lease.fail(browserGoneError());
     this.#log.warn({ pid: slot.managed.pid, reason, inFlight: slot.leases.size }, 'browser gone');
-    if (needsReplacement && this.#state === 'running') void this.#launchReplacement();
+    if (needsReplacement && this.#state === 'running') this.#track(this.#launchReplacement());
   }
 
-  #bury(exited: Promise<void>): void {
-    this.#dying.add(exited);
-    void exited.finally(() => this.#dying.delete(exited));
+  #track(work: Promise<unknown>): void {
+    this.#background.add(work);
+    const forget = (): void => void this.#background.delete(work);
+    work.then(forget, forget);
   }
 
   async #closeSlot(slot: Slot): Promise<void> {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserPool } from '../browser/browser-pool.js';
 import { startFixtureServer, type FixtureServer } from '../browser/testing/fixture-server.js';
 import { imageSize } from './image-size.js';
+import { poolRenderer } from './pool-renderer.js';
 import { renderJob } from './render-job.js';
 import { renderParams } from './testing/test-params.js';
 import type { RenderOperation, RenderOutput } from './types.js';
@@ -22,7 +23,7 @@ afterAll(async () => {
 });
 
 const render = (operation: RenderOperation, params: Partial<RenderParams>, timeoutMs = 10_000): Promise<RenderOutput> =>
-  pool.run((page) => renderJob(page, operation, renderParams(params), { timeoutMs }), { timeoutMs: timeoutMs + 1_000 });
+  poolRenderer(pool).render(operation, renderParams(params), timeoutMs);
 
 async function pixel(image: Buffer, x: number, y: number): Promise<number[]> {
   const { data, info } = await sharp(image).raw().toBuffer({ resolveWithObject: true });
@@ -161,10 +162,16 @@ describe('renderJob', () => {
   });
 
   describe('When the page does not load within the timeout', () => {
-    it('should fail with render_timeout', async () => {
+    it('should fail with render_timeout from the pool deadline', async () => {
       await expect(render('screenshot', { url: fixture.url('/slow?ms=3000') }, 500)).rejects.toMatchObject({
         code: 'render_timeout',
       });
+    });
+
+    it('should fail with render_timeout from its own navigation deadline', async () => {
+      const params = renderParams({ url: fixture.url('/slow?ms=3000') });
+      const job = pool.run((page) => renderJob(page, 'screenshot', params, { timeoutMs: 500 }), { timeoutMs: 5_000 });
+      await expect(job).rejects.toMatchObject({ code: 'render_timeout', message: expect.stringContaining('0.5 seconds') });
     });
   });
 });

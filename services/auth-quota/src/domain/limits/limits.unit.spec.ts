@@ -23,6 +23,15 @@ describe('Rate windows', () => {
 });
 
 describe('Quota ledger', () => {
+  describe('When usage is restored at start', () => {
+    it('should count it against the quota of that month only', () => {
+      const q = quotaLedger({ reservationTtlMs: 60_000 });
+      q.restore('a', '2026-11', 2);
+      expect(q.reserve('r1', 'a', 2, t0)).toBeUndefined();
+      expect(q.reserve('r2', 'a', 2, Date.UTC(2026, 11, 1))).toBeDefined();
+    });
+  });
+
   describe('When the quota is reserved up to its size', () => {
     it('should refuse further reservations until one is released', () => {
       const q = quotaLedger({ reservationTtlMs: 60_000 });
@@ -38,8 +47,8 @@ describe('Quota ledger', () => {
     it('should count it as used once, however often it is committed', () => {
       const q = quotaLedger({ reservationTtlMs: 60_000 });
       q.reserve('r1', 'a', 5, t0);
-      expect(q.commit('r1')).toBe(true);
-      expect(q.commit('r1')).toBe(false);
+      expect(q.commit('r1')).toMatchObject({ id: 'r1', accountId: 'a', month: '2026-11' });
+      expect(q.commit('r1')).toBeUndefined();
       expect(q.usage('a', 5, t0)).toMatchObject({ used: 1, reserved: 0, remaining: 4 });
     });
   });

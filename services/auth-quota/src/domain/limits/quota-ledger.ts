@@ -61,6 +61,10 @@ export function quotaLedger(opts: { reservationTtlMs: number }) {
 
   return {
     usage,
+    /** Restores the committed usage of a month (at start, from the usage journal). */
+    restore(accountId: string, month: string, used: number): void {
+      counter(accountId, month).used = used;
+    },
     /** Reserves one unit, or returns undefined when the quota is used up. */
     reserve(id: string, accountId: string, quota: number, nowMs: number): Reservation | undefined {
       sweep(nowMs);
@@ -72,15 +76,15 @@ export function quotaLedger(opts: { reservationTtlMs: number }) {
       reservations.set(id, r);
       return r;
     },
-    /** Idempotent: a second commit of the same reservation does nothing. */
-    commit(id: string): boolean {
+    /** Idempotent: a second commit of the same reservation does nothing. Returns what was committed and the month's usage after it. */
+    commit(id: string): (Reservation & { usedAfter: number }) | undefined {
       const r = reservations.get(id);
-      if (!r) return false;
+      if (!r) return undefined;
       reservations.delete(id);
       const c = counter(r.accountId, r.month);
       c.reserved -= 1;
       c.used += 1;
-      return true;
+      return { ...r, usedAfter: c.used };
     },
     release(id: string): boolean {
       const r = reservations.get(id);

@@ -100,6 +100,30 @@ describe('AuthQuotaService over gRPC', () => {
     });
   });
 
+  describe('When auth-quota restarts', () => {
+    it('should keep accounts, rotated keys and the month\'s committed usage', async () => {
+      const created = await callUnary(client, client.createAccount, { name: 'S', plan: 'free' });
+      const accountId = created.account!.account_id;
+      const rotated = await callUnary(client, client.rotateKeys, { account_id: accountId });
+      const first = await admit(rotated.access_key);
+      await callUnary(client, client.commitQuota, { reservation_id: first.reservation_id! });
+      await callUnary(client, client.commitQuota, { reservation_id: first.reservation_id! });
+
+      client.close();
+      await app.stop();
+      const config = parseConfig({ DATA_DIR: dataDir, AUTH_QUOTA_GRPC_ADDR: '127.0.0.1:0', AUTH_QUOTA_HEALTH_PORT: '0', PLAN_FREE_QUOTA: '2' });
+      app = await createApp(config, createLogger('auth-quota-test', { level: 'silent' }));
+      await app.start();
+      client = new AuthQuotaServiceClient(`127.0.0.1:${app.grpcPort()}`, credentials.createInsecure());
+
+      expect(await codeOf(admit(created.access_key))).toBe('access_key_invalid');
+      const usage = await callUnary(client, client.getUsage, { account_id: accountId });
+      expect(usage).toMatchObject({ quota: 2, used: 1, remaining: 1 });
+      await admit(rotated.access_key);
+      expect(await codeOf(admit(rotated.access_key))).toBe('quota_exceeded');
+    });
+  });
+
   describe('When the plan name is unknown', () => {
     it('should fail with invalid_parameter', async () => {
       expect(await codeOf(callUnary(client, client.createAccount, { name: 'X', plan: 'gold' }))).toBe('invalid_parameter');

@@ -57,7 +57,7 @@ export function authQuotaService(deps: { admission: Admission; admin: AccountAdm
     }),
 
     commitQuota: h(async (req) => {
-      admission.commit(req.reservation_id);
+      await admission.commit(req.reservation_id);
       return {};
     }),
 
