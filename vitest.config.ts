@@ -11,12 +11,14 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: [`${sources}/*.unit.spec.ts`],
+          sequence: { groupOrder: 0 },
           testTimeout: 30_000,
         },
       },
       {
         test: {
           name: 'int',
+          sequence: { groupOrder: 1 },
           include: [`${sources}/*.int.spec.ts`, `${sources}/*.contract.spec.ts`],
           testTimeout: 60_000,
           hookTimeout: 60_000,
@@ -26,6 +28,7 @@ export default defineConfig({
       {
         test: {
           name: 'e2e',
+          sequence: { groupOrder: 2 },
           include: ['e2e/**/*.e2e.spec.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
