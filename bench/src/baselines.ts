@@ -1,0 +1,56 @@
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+
+// The physical limits a rendering service is measured against: the same Chromium, driven directly.
+const FLAGS = [
+  '--headless=new',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-sync',
+];
+
+export type Operation = 'screenshot' | 'pdf' | 'scrape';
+
+async function produce(page: Page, operation: Operation): Promise<unknown> {
+  if (operation === 'screenshot') return page.screenshot({ type: 'jpeg', quality: 80 });
+  if (operation === 'pdf') return page.pdf({ format: 'letter' });
+  return page.content();
+}
+
+export interface Baselines {
+  /** (a) warm browser, a fresh isolated context per render. */
+  freshContext(url: string, operation: Operation): Promise<void>;
+  /** (b) one page reused for every render (no isolation). */
+  reusedPage(url: string, operation: Operation): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startBaselines(executablePath = process.env.CHROME_PATH ?? '/usr/bin/chromium'): Promise<Baselines> {
+  const browser: Browser = await puppeteer.launch({
+    executablePath,
+    args: FLAGS,
+    defaultViewport: { width: 1280, height: 1080 },
+    pipe: true,
+  });
+  const reused = await browser.newPage();
+  return {
+    async freshContext(url, operation) {
+      const context = await browser.createBrowserContext();
+      try {
+        const page = await context.newPage();
+        await page.goto(url, { waitUntil: 'domcontentloaded' });
+        await produce(page, operation);
+      } finally {
+        await context.close();
+      }
+    },
+    async reusedPage(url, operation) {
+      await reused.goto(url, { waitUntil: 'domcontentloaded' });
+      await produce(reused, operation);
+    },
+    close: () => browser.close(),
+  };
+}

@@ -1,0 +1,37 @@
+import { Agent, request } from 'node:https';
+
+/** Calls the service over HTTPS with keep-alive, as a client in production would. */
+export function serviceClient(opts: { baseUrl: string; ca: string; accessKey: string }) {
+  const agent = new Agent({ keepAlive: true, maxSockets: 64, ca: opts.ca });
+  const call = (path: string, body: unknown, accessKey = opts.accessKey) =>
+    new Promise<{ status: number; bytes: number; headers: Record<string, unknown> }>((resolve, reject) => {
+      const payload = JSON.stringify(body);
+      const req = request(
+        `${opts.baseUrl}${path}`,
+        {
+          method: 'POST',
+          agent,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), 'x-access-key': accessKey },
+        },
+        (res) => {
+          let bytes = 0;
+          res.on('data', (c: Buffer) => (bytes += c.length));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes, headers: res.headers }));
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    });
+  return {
+    call,
+    /** One render that must succeed. */
+    async render(operation: string, params: Record<string, unknown>): Promise<void> {
+      const res = await call(`/v1/${operation}`, params);
+      if (res.status !== 200) throw new Error(`${operation} answered ${res.status}`);
+    },
+    close: () => agent.destroy(),
+  };
+}
+
+export type ServiceClient = ReturnType<typeof serviceClient>;

@@ -1,0 +1,27 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** A small page like a typical target: CSS, an image, a list and a table. */
+const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>Bench page</title>
+<link rel="stylesheet" href="/bench.css"></head><body>
+<h1>Quarterly report</h1><img src="/bench.svg" width="320" height="120" alt="chart">
+<ul>${Array.from({ length: 10 }, (_, i) => `<li>Item ${i + 1}: lorem ipsum dolor sit amet</li>`).join('')}</ul>
+<table>${Array.from({ length: 12 }, (_, r) => `<tr>${Array.from({ length: 6 }, (_, c) => `<td>${r * 6 + c}</td>`).join('')}</tr>`).join('')}</table>
+</body></html>`;
+
+const CSS = 'body{font-family:sans-serif;margin:24px;color:#222}h1{color:#2a5db0}table{border-collapse:collapse}td{border:1px solid #ccc;padding:4px 8px}li:nth-child(odd){background:#f3f6fb}';
+
+const SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="320" height="120">${Array.from(
+  { length: 8 },
+  (_, i) => `<rect x="${i * 40 + 5}" y="${120 - (i + 2) * 10}" width="30" height="${(i + 2) * 10}" fill="#2a5db0"/>`,
+).join('')}</svg>`;
+
+const serve = (type: string, body: string) => (_req: IncomingMessage, res: ServerResponse) => {
+  res.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' });
+  res.end(body);
+};
+
+export const BENCH_ROUTES = {
+  '/bench': serve('text/html; charset=utf-8', PAGE),
+  '/bench.css': serve('text/css', CSS),
+  '/bench.svg': serve('image/svg+xml', SVG),
+};

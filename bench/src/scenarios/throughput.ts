@@ -1,0 +1,33 @@
+import type { Baselines } from '../baselines.js';
+import type { ServiceClient } from '../client.js';
+import { runConcurrently } from '../stats.js';
+
+export interface ThroughputResult {
+  concurrency: number;
+  ours: number;
+  freshContext: number;
+}
+
+/** Screenshots per second at a fixed concurrency, ours and baseline (a) alternately, best of `rounds`. */
+export async function throughputScenario(opts: {
+  url: string;
+  client: ServiceClient;
+  baselines: Baselines;
+  concurrency: number;
+  renders: number;
+  rounds: number;
+}): Promise<ThroughputResult> {
+  const ours: number[] = [];
+  const fresh: number[] = [];
+  // Warm-up at the same concurrency.
+  await runConcurrently(opts.concurrency, opts.concurrency, () => opts.client.render('screenshot', { url: opts.url }));
+  await runConcurrently(opts.concurrency, opts.concurrency, () => opts.baselines.freshContext(opts.url, 'screenshot'));
+  for (let r = 0; r < opts.rounds; r++) {
+    const a = await runConcurrently(opts.renders, opts.concurrency, () => opts.client.render('screenshot', { url: opts.url }));
+    const b = await runConcurrently(opts.renders, opts.concurrency, () => opts.baselines.freshContext(opts.url, 'screenshot'));
+    ours.push((opts.renders * 1000) / a);
+    fresh.push((opts.renders * 1000) / b);
+  }
+  const sorted = (v: number[]) => [...v].sort((x, y) => x - y)[Math.floor(v.length / 2)]!;
+  return { concurrency: opts.concurrency, ours: sorted(ours), freshContext: sorted(fresh) };
+}
