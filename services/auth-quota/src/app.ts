@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { mongoEventStore, sqliteEventStore, type EventStore } from '@app/event-store';
 import type { Logger } from '@app/logging';
+import { connectNats, type NatsConnection } from '@app/messaging';
 import { AuthQuotaServiceService } from '@app/proto/authquota';
 import { startGrpcServer, type GrpcServer } from '@app/rpc';
 import { startHealthServer, type App, type HealthServer } from '@app/runtime';
@@ -14,6 +15,7 @@ import { resolveMasterKey } from './adapters/master-key.js';
 import { memoryAccountDirectory } from './adapters/memory-account-directory.js';
 import { eventSourcedAccountCommands, loadAllAccountEvents } from './adapters/event-sourced-accounts.js';
 import { eventStoreUsageJournal } from './adapters/usage-journal.js';
+import { natsKeyChangeNotifier } from './adapters/nats-key-change-notifier.js';
 import { rateWindows } from './domain/limits/rate-window.js';
 import { quotaLedger } from './domain/limits/quota-ledger.js';
 import { authQuotaService } from './entrypoints/grpc/auth-quota.service.js';
@@ -38,7 +40,11 @@ export async function createApp(config: AuthQuotaConfig, logger: Logger, overrid
   const directory = memoryAccountDirectory();
   const journal = eventStoreUsageJournal(store);
   const quota = quotaLedger({ reservationTtlMs: config.reservationTtlMs });
-  const admin = accountAdmin({ commands: eventSourcedAccountCommands(store), directory, secrets, clock });
+  const nats: NatsConnection | undefined = config.natsUrl
+    ? await connectNats({ servers: config.natsUrl, name: 'auth-quota' })
+    : undefined;
+  const notifier = nats ? natsKeyChangeNotifier(nats) : { keysChanged: async () => undefined };
+  const admin = accountAdmin({ commands: eventSourcedAccountCommands(store), directory, secrets, clock, notifier });
   const admit = admission({
     directory,
     secrets,
@@ -68,6 +74,7 @@ export async function createApp(config: AuthQuotaConfig, logger: Logger, overrid
       health?.setDraining();
       await grpc?.stop();
       await health?.close();
+      await nats?.drain();
       await store.close();
     },
     grpcPort: () => grpc?.port ?? 0,

@@ -5,6 +5,8 @@ const schema = z.object({
   AUTH_QUOTA_GRPC_ADDR: envAddress('127.0.0.1:50051'),
   AUTH_QUOTA_HEALTH_PORT: envPort(9101),
   DATA_DIR: envString('.data'),
+  /** When set, key changes are announced on NATS so edges drop cached refusals at once. */
+  NATS_URL: envOptional(),
   /** SQLite file of the account events (default: DATA_DIR/auth-quota-events.db). */
   AUTH_QUOTA_EVENTS_DB: envOptional(),
   /** When set, account events go to MongoDB instead of SQLite. */
@@ -38,6 +40,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env) {
     grpcAddress: c.AUTH_QUOTA_GRPC_ADDR,
     healthPort: c.AUTH_QUOTA_HEALTH_PORT,
     dataDir: c.DATA_DIR,
+    natsUrl: c.NATS_URL,
     eventsDb: c.AUTH_QUOTA_EVENTS_DB ?? `${c.DATA_DIR}/auth-quota-events.db`,
     mongo: c.MONGO_URL ? { url: c.MONGO_URL, dbName: c.MONGO_DB } : undefined,
     masterKey: c.AUTH_QUOTA_MASTER_KEY,

@@ -5,7 +5,7 @@ import { startHealthServer, type App, type HealthServer } from '@app/runtime';
 import type { RendererConfig } from './config.js';
 import { BrowserPool } from './browser/index.js';
 import { performRender } from './application/perform-render.js';
-import { poolRenderer } from './adapters/pool-renderer.js';
+import { poolRenderer } from './render/index.js';
 import { natsFinishedPublisher, objectStoreSink } from './adapters/nats-outputs.js';
 import { renderJobsConsumer } from './entrypoints/render-jobs.consumer.js';
 

@@ -3,7 +3,7 @@ import { AppError } from '@app/errors';
 import type { BillingStatus, OpenAccountState, StoredKeys } from '../domain/account/account.js';
 import type { Plan } from '../domain/account/plans.js';
 import { generateAccessKey, generateSecretKey, hashKey, type SecretBox } from '../adapters/key-material.js';
-import type { AccountCommands, AccountDirectory, Clock } from './ports.js';
+import type { AccountCommands, AccountDirectory, Clock, KeyChangeNotifier } from './ports.js';
 
 export interface IssuedKeys {
   accessKey: string;
@@ -11,8 +11,14 @@ export interface IssuedKeys {
 }
 
 /** Administration use cases: open accounts, rotate keys, change plan, signature and billing switches. */
-export function accountAdmin(deps: { commands: AccountCommands; directory: AccountDirectory; secrets: SecretBox; clock: Clock }) {
-  const { commands, directory, secrets, clock } = deps;
+export function accountAdmin(deps: {
+  commands: AccountCommands;
+  directory: AccountDirectory;
+  secrets: SecretBox;
+  clock: Clock;
+  notifier: KeyChangeNotifier;
+}) {
+  const { commands, directory, secrets, clock, notifier } = deps;
 
   const storedKeys = (keys: IssuedKeys): StoredKeys => ({
     accessKeyHash: hashKey(keys.accessKey),
@@ -41,12 +47,16 @@ export function accountAdmin(deps: { commands: AccountCommands; directory: Accou
         data: { accountId, name: input.name, plan: input.plan, keys: storedKeys(keys) },
         metadata: { now: clock.now() },
       });
+      await notifier.keysChanged(accountId);
       return { account, keys };
     },
 
     async rotateKeys(accountId: string) {
       const keys: IssuedKeys = { accessKey: generateAccessKey(), secretKey: generateSecretKey() };
       await run(accountId, { type: 'RotateKeys', data: { accountId, keys: storedKeys(keys) }, metadata: { now: clock.now() } });
+      // The old key already fails here (the directory changed in the same step); edges only need to
+      // forget keys they had refused, since the new one may be among them.
+      await notifier.keysChanged(accountId);
       return keys;
     },
 

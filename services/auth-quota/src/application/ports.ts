@@ -18,3 +18,8 @@ export interface AccountDirectory {
   byId(accountId: string): OpenAccountState | undefined;
   apply(events: AccountEvent[]): void;
 }
+
+/** Tells every edge that an account's access key changed (edges drop cached refusals of unknown keys). */
+export interface KeyChangeNotifier {
+  keysChanged(accountId: string): Promise<void>;
+}
