@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '@app/stack';
-import { accountsAdmin, startTestStack, type TestStack } from '@app/testkit';
+import { accountsAdmin, startTestStack, until, type TestStack } from '@app/testkit';
 
 // Two edge replicas on one auth-quota: limits, quota and rotation must hold across both.
 let stack: TestStack;
@@ -45,6 +45,8 @@ describe('Quota', () => {
         code: 'quota_exceeded',
       });
       expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      // Reservations are committed once each response is sent.
+      await until(async () => (await admin.usage(account.accountId)).used === 3, 5_000, 'three committed renders');
       const usage = await stack.call('GET', '/v1/usage', { headers: { 'x-access-key': account.accessKey } });
       expect(usage.json()).toMatchObject({ hits: { quota: 3, used: 3, remaining: 0 } });
     });

@@ -46,6 +46,7 @@ export const ERROR_CODES = {
   not_found: { http: 404, grpc: GrpcStatus.NOT_FOUND, ack: 'ack' },
   task_not_found: { http: 404, grpc: GrpcStatus.NOT_FOUND, ack: 'ack' },
   render_not_found: { http: 404, grpc: GrpcStatus.NOT_FOUND, ack: 'ack' },
+  file_not_found: { http: 404, grpc: GrpcStatus.NOT_FOUND, ack: 'ack' },
   conflict: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS, ack: 'nak' },
   concurrency_conflict: { http: 409, grpc: GrpcStatus.ABORTED, ack: 'nak' },
   payload_too_large: { http: 413, grpc: GrpcStatus.INVALID_ARGUMENT, ack: 'term' },

@@ -8,6 +8,7 @@ import {
   type ConsumerConfig,
   type StreamConfig,
 } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
 import { Objm } from '@nats-io/obj';
 
 /**
@@ -20,6 +21,15 @@ export const SUBJECTS = {
   /** RenderFinished, one subject per job so a waiting edge can subscribe to exactly its job. */
   renderFinished: (jobId: string) => `renderer.render.finished.${jobId}`,
   renderFinishedAll: 'renderer.render.finished.>',
+  /** Core NATS: an account got a new access key (opened or rotated); edges drop cached refusals. */
+  accountKeysChanged: 'accounts.account.keys-changed',
+  /** RenderStarted, published when a renderer starts an asynchronous job. */
+  renderStarted: (jobId: string) => `renderer.render.started.${jobId}`,
+  renderEventsAll: 'renderer.render.>',
+  /** TaskEventMessage relayed from the scheduler's event store, e.g. `scheduler.task.run-started`. */
+  schedulerTaskEvent: (kebabType: string) => `scheduler.task.${kebabType}`,
+  /** A task run claimed its occurrence: the scheduler's dispatchers turn it into a render job. */
+  taskRunStarted: 'scheduler.task.run-started',
 } as const;
 
 const HOUR_MS = 3_600_000;
@@ -41,6 +51,15 @@ export const STREAMS = {
     duplicate_window: nanos(120_000),
     max_age: nanos(24 * HOUR_MS),
   },
+  /** Task events from the scheduler's outbox, deduplicated by `<stream>:<version>` message ids. */
+  SCHEDULER: {
+    name: 'SCHEDULER',
+    subjects: ['scheduler.>'],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    duplicate_window: nanos(120_000),
+    max_age: nanos(7 * 24 * HOUR_MS),
+  },
 } satisfies Record<string, Partial<StreamConfig> & { name: string }>;
 
 /** Render jobs are shared by every renderer replica through this one durable pull consumer. */
@@ -58,9 +77,79 @@ export const RENDERER_JOBS_CONSUMER = {
   } satisfies Partial<ConsumerConfig>,
 };
 
+/** edge-http replicas share this one: async renders finish here (status, quota, cache entry). */
+export const EDGE_RENDER_EVENTS_CONSUMER = {
+  stream: STREAMS.RENDER_EVENTS.name,
+  config: {
+    durable_name: 'edge-async-renders',
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    filter_subject: SUBJECTS.renderEventsAll,
+    ack_wait: nanos(30_000),
+    max_ack_pending: 1_000,
+  } satisfies Partial<ConsumerConfig>,
+};
+
+/**
+ * webhook-dispatcher replicas share this one. Retry timing lives here: a failed attempt is nak'ed with
+ * the next delay of the schedule (the attempts are counted in the render-status bucket); the stream's
+ * max_age bounds how long a message can keep coming back.
+ */
+export const WEBHOOK_DELIVERIES_CONSUMER = {
+  stream: STREAMS.RENDER_EVENTS.name,
+  config: {
+    durable_name: 'webhook-dispatcher-deliveries',
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    filter_subject: SUBJECTS.renderFinishedAll,
+    // An attempt in progress calls working(); a crashed dispatcher's delivery comes back after this.
+    ack_wait: nanos(60_000),
+    max_ack_pending: 10_000,
+  } satisfies Partial<ConsumerConfig>,
+};
+
+/** Claimed task runs, shared by every scheduler replica: admission, validation and the render job. */
+export const SCHEDULER_RUN_DISPATCH_CONSUMER = {
+  stream: STREAMS.SCHEDULER.name,
+  config: {
+    durable_name: 'scheduler-run-dispatch',
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    filter_subject: SUBJECTS.taskRunStarted,
+    ack_wait: nanos(30_000),
+    max_deliver: 10,
+    max_ack_pending: 1_000,
+  } satisfies Partial<ConsumerConfig>,
+};
+
+/** Render outcomes, read by the scheduler to record its task runs (events of other origins are acked and skipped). */
+export const SCHEDULER_TASK_RUNS_CONSUMER = {
+  stream: STREAMS.RENDER_EVENTS.name,
+  config: {
+    durable_name: 'scheduler-task-runs',
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    filter_subject: SUBJECTS.renderFinishedAll,
+    ack_wait: nanos(30_000),
+    max_deliver: 20,
+    max_ack_pending: 1_000,
+  } satisfies Partial<ConsumerConfig>,
+};
+
+const DAY_MS = 24 * HOUR_MS;
+
 export const BUCKETS = {
-  /** Render results (never inside a message). Sync results are removed once streamed. */
-  renderResults: { name: 'render-results', ttlMs: 24 * HOUR_MS },
+  /**
+   * Render results (never inside a message): transient sync results (removed once streamed), async
+   * result files and cache entries. Each object's own expiry is in its metadata, enforced on read and
+   * by the edge's sweeper (nats-server 2.9 has no per-message TTL); the bucket TTL is only a backstop
+   * above the longest cache_ttl (30 days).
+   */
+  renderResults: { name: 'render-results', ttlMs: 31 * DAY_MS },
+  /** KV: status of async renders and of webhook deliveries (by render id). */
+  renderStatus: { name: 'render-status', ttlMs: 31 * DAY_MS },
+  /** KV: render cache index, cache key -> result file (expiry in the value, swept by the edge). */
+  renderCache: { name: 'render-cache', ttlMs: 31 * DAY_MS },
 } as const;
 
 /** Creates or updates every stream, consumer and bucket. Safe to call from every replica at start. */
@@ -80,17 +169,34 @@ export async function ensureTopology(nc: NatsConnection): Promise<void> {
       });
     }
   }
-  const consumer = RENDERER_JOBS_CONSUMER;
-  await jsm.consumers.add(consumer.stream, consumer.config).catch(async (err: unknown) => {
-    await jsm.consumers.update(consumer.stream, consumer.config.durable_name, consumer.config).catch(() => {
-      throw err;
+  for (const consumer of [
+    RENDERER_JOBS_CONSUMER,
+    EDGE_RENDER_EVENTS_CONSUMER,
+    WEBHOOK_DELIVERIES_CONSUMER,
+    SCHEDULER_RUN_DISPATCH_CONSUMER,
+    SCHEDULER_TASK_RUNS_CONSUMER,
+  ]) {
+    await jsm.consumers.add(consumer.stream, consumer.config).catch(async (err: unknown) => {
+      await jsm.consumers.update(consumer.stream, consumer.config.durable_name, consumer.config).catch(() => {
+        throw err;
+      });
     });
-  });
+  }
   const objm = new Objm(nc);
-  await objm.create(BUCKETS.renderResults.name, {
+  const results = await objm.create(BUCKETS.renderResults.name, {
     ttl: nanos(BUCKETS.renderResults.ttlMs),
     storage: StorageType.File,
   });
+  // create() leaves an existing bucket as it was: raise an older, shorter backstop TTL.
+  const resultsStatus = await results.status();
+  if (resultsStatus.ttl !== nanos(BUCKETS.renderResults.ttlMs)) {
+    const info = await jsm.streams.info(resultsStatus.streamInfo.config.name);
+    await jsm.streams.update(info.config.name, { ...info.config, max_age: nanos(BUCKETS.renderResults.ttlMs) });
+  }
+  const kvm = new Kvm(nc);
+  for (const bucket of [BUCKETS.renderStatus, BUCKETS.renderCache]) {
+    await kvm.create(bucket.name, { ttl: bucket.ttlMs, history: 1, storage: StorageType.File });
+  }
 }
 
 function isNotFound(err: unknown): boolean {

@@ -19,6 +19,16 @@ const absoluteUrl = z
   .max(8_192, { error: 'must be at most 8192 characters' })
   .refine((v) => URL.canParse(v), { error: 'must be an absolute URL' });
 
+// Scheme and address (https, public) are the edge's SSRF guard's decision, answered with target_not_allowed.
+const webhookUrl = absoluteUrl.refine(
+  (v) => {
+    if (!URL.canParse(v)) return true; // reported by absoluteUrl
+    const u = new URL(v);
+    return (u.protocol === 'https:' || u.protocol === 'http:') && u.username === '' && u.password === '';
+  },
+  { error: 'must be an https URL without credentials' },
+);
+
 interface ParameterDef {
   operations: Operation[];
   schema: z.ZodType;
@@ -49,6 +59,11 @@ export const PARAMETERS: Record<string, ParameterDef> = {
   delay: { operations: ALL, schema: numberParam({ min: 0, max: 30 }) },
   timeout: { operations: ALL, schema: numberParam({ min: 1, max: 30 }) },
   wait_until: { operations: ALL, schema: listParam(enumParam(WAIT_UNTIL), ',') },
+  cache: { operations: ALL, schema: boolParam() },
+  cache_ttl: { operations: ALL, schema: numberParam({ min: 1, max: 2_592_000, int: true }) },
+  async: { operations: ALL, schema: boolParam() },
+  webhook_url: { operations: ALL, schema: webhookUrl },
+  webhook_signed: { operations: ALL, schema: boolParam() },
 };
 
 export const FORMAT_BY_OPERATION: Record<Operation, z.ZodType | undefined> = {

@@ -40,6 +40,8 @@ export interface Stack {
   processes: ServiceProcess[];
   /** Starts one more renderer process on the same NATS. */
   addRenderer(): Promise<ServiceProcess>;
+  /** Starts a service again with its environment (after a test killed it); waits until it is healthy. */
+  relaunch(service: Exclude<ServiceName, 'renderer' | 'edge-http'>): Promise<ServiceProcess>;
   stop(): Promise<void>;
 }
 
@@ -145,6 +147,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       demo,
       processes,
       addRenderer: () => launch('renderer'),
+      relaunch: (service) => launch(service),
       stop: stopAll,
     };
   } catch (err) {

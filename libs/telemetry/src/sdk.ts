@@ -27,6 +27,10 @@ type Global = typeof globalThis & { [SDK_KEY]?: NodeSDK };
 export function startTelemetry(serviceName = process.env.OTEL_SERVICE_NAME ?? 'render-service'): NodeSDK {
   const g = globalThis as Global;
   if (g[SDK_KEY]) return g[SDK_KEY];
+  // Traces only: without these the SDK would set up OTLP metric and log exporters aimed at a
+  // collector that may not exist, and flushing them at shutdown stalls the exit for seconds.
+  process.env.OTEL_METRICS_EXPORTER ??= 'none';
+  process.env.OTEL_LOGS_EXPORTER ??= 'none';
   const exporting = Boolean(
     process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
   );
@@ -57,5 +61,6 @@ export async function shutdownTelemetry(): Promise<void> {
   const sdk = g[SDK_KEY];
   if (!sdk) return;
   delete g[SDK_KEY];
-  await sdk.shutdown().catch(() => undefined);
+  // Bounded: a collector that does not answer must not hold the process after it drained.
+  await Promise.race([sdk.shutdown().catch(() => undefined), new Promise((r) => setTimeout(r, 2_000).unref())]);
 }

@@ -7,3 +7,4 @@ export * from './until.js';
 export * from './finished-events.js';
 export * from './test-stack.js';
 export * from './accounts-admin.js';
+export * from './webhook-receiver.js';

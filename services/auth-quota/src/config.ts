@@ -16,8 +16,8 @@ const schema = z.object({
   AUTH_QUOTA_MASTER_KEY: envOptional().refine((v) => v === undefined || Buffer.from(v, 'base64').length === 32, {
     message: 'must be 32 bytes, base64-encoded',
   }),
-  /** How long an unanswered quota reservation is held (an edge died mid-render). */
-  AUTH_QUOTA_RESERVATION_TTL_MS: envInt(120_000, 1_000),
+  /** How long an unsettled quota reservation is held: long enough for queued async renders and task runs; an edge that died mid-render gives its unit back after this. */
+  AUTH_QUOTA_RESERVATION_TTL_MS: envInt(900_000, 1_000),
   ...Object.fromEntries(
     PLANS.flatMap((p) => [
       [`PLAN_${p.toUpperCase()}_RATE_LIMIT`, envInt(DEFAULT_PLAN_LIMITS[p].rateLimitPerMinute, 1)],

@@ -2,16 +2,20 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from '@app/logging';
-import { BUCKETS, Objm, connectNats, ensureTopology, jetstream, type NatsConnection } from '@app/messaging';
+import { BUCKETS, Kvm, Objm, SUBJECTS, connectNats, ensureTopology, jetstream, type NatsConnection } from '@app/messaging';
 import type { App } from '@app/runtime';
 import type { EdgeConfig } from './config.js';
 import type { AuthQuota, Clock, RenderQueue, ResultStore, TargetGuard } from './application/ports.js';
 import { renderSync } from './application/render-sync.js';
 import { grpcAuthQuota } from './adapters/grpc-auth-quota.js';
+import { refusedKeysCache } from './adapters/refused-keys-cache.js';
 import { natsRenderQueue } from './adapters/nats-render-queue.js';
 import { objectStoreResults } from './adapters/object-store-results.js';
 import { netGuardTarget } from './adapters/net-guard-target.js';
 import { buildServer } from './http/build-server.js';
+import { buildAsyncRenders } from './async-renders.js';
+import { grpcScheduler } from './adapters/grpc-scheduler.js';
+import type { TaskScheduler } from './http/routes/tasks.routes.js';
 
 export interface EdgeDeps {
   clock: Clock;
@@ -20,6 +24,7 @@ export interface EdgeDeps {
   queue: RenderQueue;
   results: ResultStore;
   guard: TargetGuard;
+  scheduler: TaskScheduler & { close?(): void };
 }
 
 export interface EdgeApp extends App {
@@ -33,17 +38,39 @@ export async function createApp(config: EdgeConfig, logger: Logger, o: Partial<E
   const nats = o.nats ?? (await connectNats({ servers: config.natsUrl, name: 'edge-http' }));
   if (!o.nats) await ensureTopology(nats);
   const js = jetstream(nats);
-  const authQuota = o.authQuota ?? grpcAuthQuota(config.authQuotaAddress);
+  const authQuotaClient = o.authQuota ?? grpcAuthQuota(config.authQuotaAddress);
+  // Floods of bad keys are answered here; any account's key change clears the memory on every edge.
+  const refused = refusedKeysCache(authQuotaClient, { ttlMs: config.refusedKeyTtlMs, maxEntries: 100_000 });
+  const authQuota = refused.authQuota;
+  const keyChanges = nats.subscribe(SUBJECTS.accountKeysChanged, { callback: () => refused.forget() });
   const queue = o.queue ?? natsRenderQueue(nats, js);
   const results = o.results ?? objectStoreResults(await new Objm(nats).open(BUCKETS.renderResults.name));
   const guard = o.guard ?? netGuardTarget({ allowPrivate: config.allowPrivateTargets });
+  const scheduler = o.scheduler ?? grpcScheduler(config.schedulerAddress);
+  const objects = await new Objm(nats).open(BUCKETS.renderResults.name);
+  const kvm = new Kvm(nats);
+  const syncRender = renderSync({ queue, results, guard, clock, waitMarginMs: config.renderWaitMarginMs, newId: randomUUID });
+  const asyncRenders = buildAsyncRenders({
+    config,
+    logger,
+    js,
+    clock,
+    guard,
+    authQuota,
+    renderSync: syncRender,
+    objects,
+    statusKv: await kvm.open(BUCKETS.renderStatus.name),
+    cacheKv: await kvm.open(BUCKETS.renderCache.name),
+  });
 
   const server = await buildServer({
     logger,
     tls: config.tls ? { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) } : undefined,
     bodyLimitBytes: config.bodyLimitBytes,
     authQuota,
-    renderSync: renderSync({ queue, results, guard, clock, waitMarginMs: config.renderWaitMarginMs, newId: randomUUID }),
+    renderSync: syncRender,
+    asyncRenders: asyncRenders.http,
+    tasks: { scheduler, publicUrl: config.publicUrl },
     health: async () => {
       if (nats.isClosed()) throw new Error('NATS connection closed');
       return {};
@@ -58,11 +85,15 @@ export async function createApp(config: EdgeConfig, logger: Logger, o: Partial<E
       await server.listen({ port: config.port, host: config.host });
       const address = server.server.address();
       port = typeof address === 'object' && address ? address.port : config.port;
+      asyncRenders.start();
       logger.info({ port, https: Boolean(config.tls) }, 'edge-http listening');
     },
     async stop() {
       await server.close();
-      authQuota.close?.();
+      await asyncRenders.stop();
+      keyChanges.unsubscribe();
+      authQuotaClient.close?.();
+      scheduler.close?.();
       await nats.drain();
     },
   };

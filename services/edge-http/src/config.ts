@@ -17,6 +17,14 @@ const schema = z
     /** Extra time the edge waits past a render's timeout for its answer (queueing, redelivery). */
     EDGE_RENDER_WAIT_MARGIN_MS: envInt(3_000, 0, 60_000),
     EDGE_BODY_LIMIT_BYTES: envInt(6 * 1024 * 1024, 1_024),
+    /** How long a refused access key is answered 401 without asking auth-quota (0 turns it off). */
+    EDGE_REFUSED_KEY_TTL_MS: envInt(10_000, 0, 600_000),
+    /** Public origin for result file URLs (e.g. https://api.example.com); default: the request's origin. */
+    EDGE_PUBLIC_URL: envOptional(),
+    /** How long an async job may wait in the queue before its render starts (keep it under auth-quota's reservation TTL). */
+    EDGE_ASYNC_QUEUE_WAIT_MS: envInt(60_000, 1_000),
+    /** How often expired files, cache entries and stuck async renders are swept. */
+    EDGE_SWEEP_INTERVAL_MS: envInt(60_000, 100),
   })
   .superRefine((c, ctx) => {
     if (c.EDGE_PLAIN_HTTP) return;
@@ -37,6 +45,10 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env) {
     allowPrivateTargets: c.ALLOW_PRIVATE_TARGETS,
     renderWaitMarginMs: c.EDGE_RENDER_WAIT_MARGIN_MS,
     bodyLimitBytes: c.EDGE_BODY_LIMIT_BYTES,
+    refusedKeyTtlMs: c.EDGE_REFUSED_KEY_TTL_MS,
+    publicUrl: c.EDGE_PUBLIC_URL,
+    asyncQueueWaitMs: c.EDGE_ASYNC_QUEUE_WAIT_MS,
+    sweepIntervalMs: c.EDGE_SWEEP_INTERVAL_MS,
   };
 }
 

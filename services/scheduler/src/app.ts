@@ -1,35 +1,143 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { mongoEventStore, outboxRelay, sqliteEventStore, type EventStore, type OutboxRelay } from '@app/event-store';
 import type { Logger } from '@app/logging';
-import { connectNats, ensureTopology } from '@app/messaging';
+import { connectNats, ensureTopology, jetstream, type NatsConnection } from '@app/messaging';
+import { SchedulerServiceService } from '@app/proto/scheduler';
 import { startGrpcServer, type GrpcServer } from '@app/rpc';
 import { startHealthServer, type App, type HealthServer } from '@app/runtime';
 import type { SchedulerConfig } from './config.js';
+import type { AuthQuota, Clock, RenderJobs, TargetGuard } from './application/ports.js';
+import { taskCommands } from './application/task-commands.js';
+import { dueRunRequests, type TickResult } from './application/request-due-runs.js';
+import { dispatchRun } from './application/dispatch-run.js';
+import { finishRun } from './application/finish-run.js';
+import { eventStoreTaskStreams } from './adapters/event-store-task-streams.js';
+import { eventStoreTaskIds } from './adapters/event-store-task-ids.js';
+import { grpcAuthQuota } from './adapters/grpc-auth-quota.js';
+import { natsRenderJobs } from './adapters/nats-render-jobs.js';
+import { natsTaskEventPublisher } from './adapters/nats-task-event-publisher.js';
+import { netGuardTarget } from './adapters/net-guard-target.js';
+import { taskViews, type TaskViews } from './projections/task-views/task-views.js';
+import { schedulerService } from './entrypoints/grpc/scheduler.service.js';
+import { runDispatchConsumer } from './entrypoints/nats/run-dispatch.consumer.js';
+import { taskRunsConsumer } from './entrypoints/nats/task-runs.consumer.js';
+import { dueRunsTicker } from './entrypoints/cron/due-runs.ticker.js';
+
+export interface SchedulerDeps {
+  clock: Clock;
+  store: EventStore;
+  nats: NatsConnection;
+  authQuota: AuthQuota & { close?(): void };
+  jobs: RenderJobs;
+  guard: TargetGuard;
+  newId: () => string;
+  newFileName: () => string;
+}
+
+export interface SchedulerApp extends App {
+  grpcPort(): number;
+  views: TaskViews;
+  /** One tick of the due-run search, as the timer runs it (tests drive it with a controlled clock). */
+  tick(): Promise<TickResult>;
+  /** Publishes the outbox now. */
+  relay: OutboxRelay;
+}
+
+async function openStore(config: SchedulerConfig): Promise<EventStore> {
+  if (config.mongo) return mongoEventStore(config.mongo);
+  mkdirSync(dirname(config.eventsDb), { recursive: true });
+  return sqliteEventStore({ path: config.eventsDb });
+}
 
 /**
- * Composition root of the scheduler. It owns scheduled tasks (SchedulerService in proto/scheduler);
- * the task aggregate, projections and the due-run ticker are wired here as they land.
+ * Composition root of the scheduler: event store → task streams and projection → gRPC SchedulerService,
+ * due-run ticker, outbox relay (SCHEDULER stream), run dispatchers and run-outcome consumer.
  */
-export async function createApp(config: SchedulerConfig, logger: Logger): Promise<App> {
-  const nats = await connectNats({ servers: config.natsUrl, name: 'scheduler' });
+export async function createApp(config: SchedulerConfig, logger: Logger, o: Partial<SchedulerDeps> = {}): Promise<SchedulerApp> {
+  const clock = o.clock ?? { now: () => new Date() };
+  const store = o.store ?? (await openStore(config));
+  const nats = o.nats ?? (await connectNats({ servers: config.natsUrl, name: 'scheduler' }));
   await ensureTopology(nats);
+  const js = jetstream(nats);
+  const authQuota = o.authQuota ?? grpcAuthQuota(config.authQuotaAddress);
+  const jobs = o.jobs ?? natsRenderJobs(js);
+  const guard = o.guard ?? netGuardTarget({ allowPrivate: config.allowPrivateTargets });
+
+  const streams = eventStoreTaskStreams(store, { snapshotEvery: config.snapshotEvery });
+  const views = taskViews(store, { runHistoryLimit: config.runHistoryLimit });
+  const commands = taskCommands({ streams, ids: eventStoreTaskIds(store), views, clock, guard });
+  const relay = outboxRelay(store, natsTaskEventPublisher(js), {
+    intervalMs: config.outboxIntervalMs,
+    batch: 200,
+    onError: (err) => logger.error({ err }, 'relaying task events failed; retrying'),
+  });
+  const tick = dueRunRequests({
+    views,
+    streams,
+    clock,
+    onError: (err, taskId) => logger.error({ err, taskId }, 'claiming a due run failed'),
+  });
+  const ticker = dueRunsTicker({
+    tick,
+    intervalMs: config.tickMs,
+    logger,
+    onStarted: () => void relay.flush().catch(() => undefined),
+  });
+  const dispatcher = runDispatchConsumer({
+    js,
+    dispatch: dispatchRun({
+      streams,
+      authQuota,
+      jobs,
+      guard,
+      clock,
+      newId: o.newId ?? randomUUID,
+      newFileName: o.newFileName ?? (() => randomBytes(32).toString('base64url')),
+    }),
+    concurrency: config.concurrency,
+    logger,
+  });
+  const outcomes = taskRunsConsumer({ js, finish: finishRun({ streams, authQuota, clock }), concurrency: config.concurrency, logger });
+
   let grpc: GrpcServer | undefined;
   let health: HealthServer | undefined;
+
   return {
+    views,
+    relay,
+    tick,
+    grpcPort: () => grpc?.port ?? 0,
     async start() {
-      grpc = await startGrpcServer(config.grpcAddress, []);
+      await views.catchUp();
+      relay.start();
+      dispatcher.start();
+      outcomes.start();
+      if (config.tickMs > 0) ticker.start();
+      grpc = await startGrpcServer(config.grpcAddress, [
+        { definition: SchedulerServiceService, implementation: schedulerService({ commands, views, logger }) },
+      ]);
       health = await startHealthServer({
         port: config.healthPort,
         check: () => {
           if (nats.isClosed()) throw new Error('NATS connection closed');
-          return { grpcPort: grpc?.port };
+          return { grpcPort: grpc?.port, tasks: views.schedulable().length, position: views.position() };
         },
       });
       logger.info({ grpcPort: grpc.port, healthPort: health.port }, 'scheduler listening');
     },
     async stop() {
       health?.setDraining();
+      await ticker.stop();
       await grpc?.stop();
-      await nats.drain();
+      await Promise.all([dispatcher.stop(), outcomes.stop()]);
+      await relay.stop();
+      await relay.flush().catch(() => undefined);
+      authQuota.close?.();
+      if (!o.nats) await nats.drain();
       await health?.close();
+      if (!o.store) await store.close();
     },
   };
 }

@@ -1,15 +1,48 @@
-import { envAddress, envPort, envString, loadConfig, z } from '@app/config';
+import { envAddress, envBool, envInt, envOptional, envPort, envString, loadConfig, z } from '@app/config';
 
 const schema = z.object({
   NATS_URL: envString('nats://127.0.0.1:4222'),
   SCHEDULER_GRPC_ADDR: envAddress('127.0.0.1:50052'),
   SCHEDULER_HEALTH_PORT: envPort(9103),
   DATA_DIR: envString('.data'),
+  /** SQLite file of the task events (default: DATA_DIR/scheduler-events.db); every replica on a machine shares it. */
+  SCHEDULER_EVENTS_DB: envOptional(),
+  /** When set, task events go to MongoDB (a replica set) instead of SQLite. */
+  MONGO_URL: envOptional(),
+  /** The scheduler's own database: its outbox relays every event of its store. */
+  SCHEDULER_MONGO_DB: envString('render_scheduler'),
+  AUTH_QUOTA_ADDR: envAddress('127.0.0.1:50051'),
+  /** Let task pages reach private and loopback addresses (local use and tests only). */
+  ALLOW_PRIVATE_TARGETS: envBool(false),
+  /** How often due occurrences are looked for; 0 turns the timer off (tests tick by hand). */
+  SCHEDULER_TICK_MS: envInt(250, 0, 10_000),
+  /** How often the outbox is relayed to NATS (it is also flushed right after a run starts). */
+  SCHEDULER_OUTBOX_INTERVAL_MS: envInt(200, 10, 60_000),
+  /** Run messages handled at once per replica (dispatch and outcomes each). */
+  SCHEDULER_CONCURRENCY: envInt(4, 1, 64),
+  /** Runs kept per task in the run history. */
+  SCHEDULER_RUN_HISTORY_LIMIT: envInt(1_000, 1, 100_000),
+  /** A task stream gets a snapshot every this many events (a task running every minute writes ~4,300 a day). */
+  SCHEDULER_SNAPSHOT_EVERY: envInt(100, 1),
 });
 
 export function parseConfig(env: NodeJS.ProcessEnv = process.env) {
   const c = loadConfig(schema, env);
-  return { natsUrl: c.NATS_URL, grpcAddress: c.SCHEDULER_GRPC_ADDR, healthPort: c.SCHEDULER_HEALTH_PORT, dataDir: c.DATA_DIR };
+  return {
+    natsUrl: c.NATS_URL,
+    grpcAddress: c.SCHEDULER_GRPC_ADDR,
+    healthPort: c.SCHEDULER_HEALTH_PORT,
+    dataDir: c.DATA_DIR,
+    eventsDb: c.SCHEDULER_EVENTS_DB ?? `${c.DATA_DIR}/scheduler-events.db`,
+    mongo: c.MONGO_URL ? { url: c.MONGO_URL, dbName: c.SCHEDULER_MONGO_DB } : undefined,
+    authQuotaAddress: c.AUTH_QUOTA_ADDR,
+    allowPrivateTargets: c.ALLOW_PRIVATE_TARGETS,
+    tickMs: c.SCHEDULER_TICK_MS,
+    outboxIntervalMs: c.SCHEDULER_OUTBOX_INTERVAL_MS,
+    concurrency: c.SCHEDULER_CONCURRENCY,
+    runHistoryLimit: c.SCHEDULER_RUN_HISTORY_LIMIT,
+    snapshotEvery: c.SCHEDULER_SNAPSHOT_EVERY,
+  };
 }
 
 export type SchedulerConfig = ReturnType<typeof parseConfig>;

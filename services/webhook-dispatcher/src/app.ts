@@ -1,18 +1,56 @@
 import type { Logger } from '@app/logging';
-import { connectNats, ensureTopology } from '@app/messaging';
+import { BUCKETS, Kvm, connectNats, ensureTopology, jetstream, type NatsConnection } from '@app/messaging';
 import { startHealthServer, type App, type HealthServer } from '@app/runtime';
 import type { WebhookConfig } from './config.js';
+import type { Clock, SigningKeys, WebhookSender } from './application/ports.js';
+import { deliverWebhook } from './application/deliver-webhook.js';
+import { receiverLimiter } from './application/receiver-limiter.js';
+import { grpcSigningKeys } from './adapters/grpc-signing-keys.js';
+import { kvDeliveryStates } from './adapters/kv-delivery-states.js';
+import { pinnedWebhookSender } from './adapters/pinned-webhook-sender.js';
+import { deliveriesConsumer } from './entrypoints/deliveries.consumer.js';
+
+/** The longest wait between two attempts, whatever a Retry-After asks for. */
+const MAX_RETRY_DELAY_MS = 6 * 3_600_000;
+/** A receiver at its concurrency cap here gets the message back after about this long. */
+const BUSY_DELAY_MS = 1_000;
+
+export interface WebhookDeps {
+  nats: NatsConnection;
+  keys: SigningKeys & { close?(): void };
+  sender: WebhookSender;
+  clock: Clock;
+}
 
 /**
- * Composition root of the webhook dispatcher: delivers finished async renders to their webhook_url.
- * The delivery consumer is wired here as it lands.
+ * Composition root of the webhook dispatcher: delivers finished renders that have a webhook_url (async
+ * API renders and task runs), signed, at least once, with the retry timing kept in JetStream.
  */
-export async function createApp(config: WebhookConfig, logger: Logger): Promise<App> {
-  const nats = await connectNats({ servers: config.natsUrl, name: 'webhook-dispatcher' });
-  await ensureTopology(nats);
+export async function createApp(config: WebhookConfig, logger: Logger, o: Partial<WebhookDeps> = {}): Promise<App> {
+  const nats = o.nats ?? (await connectNats({ servers: config.natsUrl, name: 'webhook-dispatcher' }));
+  if (!o.nats) await ensureTopology(nats);
+  const js = jetstream(nats);
+  const keys = o.keys ?? grpcSigningKeys(config.authQuotaAddress);
+  const sender =
+    o.sender ??
+    pinnedWebhookSender({ allowPrivate: config.allowPrivateTargets, timeoutMs: config.timeoutMs, maxResponseBytes: config.maxResponseBytes });
+  const states = kvDeliveryStates(await new Kvm(nats).open(BUCKETS.renderStatus.name));
+  const deliver = deliverWebhook({
+    keys,
+    sender,
+    states,
+    limiter: receiverLimiter(config.perReceiverConcurrency),
+    clock: o.clock ?? { now: () => new Date() },
+    policy: { scheduleMs: config.retryScheduleMs, jitter: config.retryJitter, maxDelayMs: MAX_RETRY_DELAY_MS },
+    busyDelayMs: BUSY_DELAY_MS,
+    filesBaseUrl: config.filesBaseUrl,
+    log: logger,
+  });
+  const consumer = deliveriesConsumer({ js, deliver, concurrency: config.concurrency, logger });
   let health: HealthServer | undefined;
   return {
     async start() {
+      consumer.start();
       health = await startHealthServer({
         port: config.healthPort,
         check: () => {
@@ -20,11 +58,13 @@ export async function createApp(config: WebhookConfig, logger: Logger): Promise<
           return {};
         },
       });
-      logger.info({ healthPort: health.port }, 'webhook-dispatcher ready');
+      logger.info({ healthPort: health.port, retryScheduleMs: config.retryScheduleMs }, 'webhook-dispatcher delivering');
     },
     async stop() {
       health?.setDraining();
-      await nats.drain();
+      await consumer.stop();
+      keys.close?.();
+      if (!o.nats) await nats.drain();
       await health?.close();
     },
   };

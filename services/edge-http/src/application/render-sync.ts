@@ -1,5 +1,5 @@
 import { AppError, errors, isErrorCode } from '@app/errors';
-import type { RenderParams } from '@app/proto/render';
+import type { RenderParams, ResultPlacement } from '@app/proto/render';
 import type { Operation } from '@app/render-params';
 import type { Clock, RenderQueue, ResultStore, TargetGuard } from './ports.js';
 
@@ -8,6 +8,8 @@ export interface RenderOutcome {
   contentType: string;
   extension: string;
   headers: Record<string, string>;
+  /** Set when the result is kept as a file (placement given): its object name and expiry. */
+  kept?: { objectName: string; expiresUnixMs: number };
 }
 
 export class RenderWaitTimeout extends Error {
@@ -19,7 +21,8 @@ export class RenderWaitTimeout extends Error {
 
 /**
  * A synchronous render: check the target, publish the job, wait for its outcome (bounded by the
- * render's timeout), read the result from the object store.
+ * render's timeout), read the result from the object store. With a placement the result is kept there
+ * as a file (a cache entry); otherwise it is removed once read.
  */
 export function renderSync(deps: {
   queue: RenderQueue;
@@ -29,7 +32,12 @@ export function renderSync(deps: {
   waitMarginMs: number;
   newId: () => string;
 }) {
-  return async (input: { accountId: string; operation: Operation; params: RenderParams }): Promise<RenderOutcome> => {
+  return async (input: {
+    accountId: string;
+    operation: Operation;
+    params: RenderParams;
+    placement?: ResultPlacement;
+  }): Promise<RenderOutcome> => {
     const { params } = input;
     if (params.url) await deps.guard.check(params.url, 'url');
     const timeoutSeconds = params.timeout ?? 30;
@@ -46,6 +54,7 @@ export function renderSync(deps: {
           deadline_unix_ms: now + timeoutSeconds * 1000,
           created_unix_ms: now,
           origin: 'api',
+          placement: input.placement,
         },
         timeoutSeconds * 1000 + deps.waitMarginMs,
       );
@@ -61,8 +70,10 @@ export function renderSync(deps: {
     }
     const { result } = finished;
     const body = await deps.results.read(result.object_name);
+    const outcome: RenderOutcome = { body, contentType: result.content_type, extension: result.extension, headers: result.headers };
+    if (input.placement) return { ...outcome, kept: { objectName: result.object_name, expiresUnixMs: result.expires_unix_ms } };
     void deps.results.remove(result.object_name).catch(() => undefined);
-    return { body, contentType: result.content_type, extension: result.extension, headers: result.headers };
+    return outcome;
   };
 }
 

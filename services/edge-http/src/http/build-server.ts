@@ -5,11 +5,15 @@ import { currentTraceId } from '@app/telemetry';
 import type { Logger } from '@app/logging';
 import type { AuthQuota } from '../application/ports.js';
 import type { RenderSync } from '../application/render-sync.js';
+import type { AsyncHttpDeps } from './async-http-deps.js';
 import { errorHandler, notFoundHandler } from './errors.js';
 import { admissionPlugin } from './plugins/admission.plugin.js';
 import { healthRoutes } from './routes/health.routes.js';
 import { renderRoutes } from './routes/render.routes.js';
+import { rendersRoutes } from './routes/renders.routes.js';
+import { filesRoutes } from './routes/files.routes.js';
 import { usageRoutes } from './routes/usage.routes.js';
+import { taskRoutes, type TaskScheduler } from './routes/tasks.routes.js';
 
 export interface HttpDeps {
   logger: Logger;
@@ -18,6 +22,10 @@ export interface HttpDeps {
   authQuota: AuthQuota;
   renderSync: RenderSync;
   health: () => Promise<Record<string, unknown>>;
+  /** Async renders, render status, result files and the cache (absent: those routes answer 503 / 404). */
+  asyncRenders?: AsyncHttpDeps;
+  /** Scheduled tasks, served by the scheduler (absent: no /v1/tasks routes). */
+  tasks?: { scheduler: TaskScheduler; publicUrl?: string | undefined };
 }
 
 /** The public HTTPS API, built without listening so tests can inject(). */
@@ -58,10 +66,13 @@ export async function buildServer(deps: HttpDeps): Promise<FastifyInstance> {
   app.setNotFoundHandler(notFoundHandler);
 
   await app.register(healthRoutes, { check: deps.health });
+  if (deps.asyncRenders) await app.register(filesRoutes, { openResultFile: deps.asyncRenders.openResultFile });
   await app.register(async (api) => {
     await api.register(admissionPlugin, { authQuota: deps.authQuota });
-    await api.register(renderRoutes, { renderSync: deps.renderSync });
+    await api.register(renderRoutes, { renderSync: deps.renderSync, ...deps.asyncRenders });
+    if (deps.asyncRenders) await api.register(rendersRoutes, deps.asyncRenders);
     await api.register(usageRoutes, { authQuota: deps.authQuota });
+    if (deps.tasks) await api.register(taskRoutes, deps.tasks);
   });
   return app;
 }

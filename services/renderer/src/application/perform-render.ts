@@ -1,9 +1,19 @@
 import { AppError, errors, isAppError } from '@app/errors';
+import { encodeResultMeta } from '@app/messaging';
 import { RenderParams, type RenderFinished, type RenderJob } from '@app/proto/render';
 import type { RenderOperation } from '../render/types.js';
 import type { Clock, FinishedPublisher, Renderer, ResultSink, TargetGuard } from './ports.js';
 
 const OPERATIONS: ReadonlySet<string> = new Set(['screenshot', 'pdf', 'scrape']);
+
+/** A transient (synchronous) result the edge never removed, e.g. after a crash, is swept after this. */
+const TRANSIENT_RESULT_TTL_MS = 60 * 60 * 1000;
+
+/** The output format named in webhooks and statuses. */
+export function formatOf(operation: string, params: RenderParams): string {
+  if (operation === 'pdf') return 'pdf';
+  return params.format ?? (operation === 'scrape' ? 'html' : 'jpeg');
+}
 
 /** What the transport should do with the job message afterwards. */
 export type Disposition = { kind: 'done' } | { kind: 'retry'; delayMs: number };
@@ -23,8 +33,9 @@ export function performRender(deps: {
 }) {
   const { renderer, results, finished, guard, clock } = deps;
 
-  const announce = (job: RenderJob, startedMs: number, outcome: Pick<RenderFinished, 'status' | 'result' | 'error'>) =>
-    finished.publish({
+  const announce = (job: RenderJob, startedMs: number, outcome: Pick<RenderFinished, 'status' | 'result' | 'error'>) => {
+    const params = job.params ?? RenderParams.create();
+    return finished.publish({
       job_id: job.job_id,
       account_id: job.account_id,
       operation: job.operation,
@@ -34,8 +45,18 @@ export function performRender(deps: {
       task_id: job.task_id,
       run_id: job.run_id,
       renderer_id: deps.rendererId,
+      // Everything the consumers of the event need (status, quota, cache, webhook), copied from the job.
+      reservation_id: job.reservation_id,
+      async: params.async ?? false,
+      webhook_url: params.webhook_url,
+      webhook_signed: params.webhook_signed,
+      created_unix_ms: job.created_unix_ms,
+      format: formatOf(job.operation, params),
+      placement: job.placement,
+      files_base_url: job.files_base_url,
       ...outcome,
     });
+  };
 
   const fail = (job: RenderJob, startedMs: number, err: AppError) =>
     announce(job, startedMs, { status: 'failed', error: { code: err.code, message: err.message } });
@@ -53,18 +74,42 @@ export function performRender(deps: {
       await fail(job, startedMs, errors.renderTimeout(timeoutSeconds));
       return { kind: 'done' };
     }
+    if (params.async) {
+      // Best effort: the status says "running" from here; the finished event is what counts.
+      await finished
+        .started({ job_id: job.job_id, account_id: job.account_id, started_unix_ms: startedMs, renderer_id: deps.rendererId })
+        .catch(() => undefined);
+    }
     try {
       if (params.url) await guard.check(params.url, 'url');
-      const output = await renderer.render(job.operation as RenderOperation, params, remainingMs);
-      await results.put(job.job_id, output.body);
+      // An async job may wait in the queue (its deadline allows for it); the render itself keeps its timeout.
+      const renderMs = Math.min(remainingMs, timeoutSeconds * 1000);
+      const output = await renderer.render(job.operation as RenderOperation, params, renderMs);
+      const { placement } = job;
+      const objectName = placement?.object_name || job.job_id;
+      const expiresMs = clock.now().getTime() + (placement ? placement.ttl_ms : TRANSIENT_RESULT_TTL_MS);
+      await results.put(
+        objectName,
+        output.body,
+        encodeResultMeta({
+          accountId: job.account_id,
+          expiresUnixMs: expiresMs,
+          contentType: output.contentType,
+          extension: output.extension,
+          kind: placement ? 'file' : 'transient',
+          headers: output.headers,
+          attachmentName: params.attachment_name,
+        }),
+      );
       await announce(job, startedMs, {
         status: 'succeeded',
         result: {
-          object_name: job.job_id,
+          object_name: objectName,
           content_type: output.contentType,
           extension: output.extension,
           size: output.body.byteLength,
           headers: output.headers,
+          expires_unix_ms: expiresMs,
         },
       });
       return { kind: 'done' };

@@ -1,4 +1,4 @@
-import type { RenderFinished, RenderParams } from '@app/proto/render';
+import type { RenderFinished, RenderParams, RenderStarted } from '@app/proto/render';
 import type { RenderOperation, RenderOutput } from '../render/types.js';
 
 /** Carries out one render in a fresh isolated browser context. */
@@ -6,14 +6,15 @@ export interface Renderer {
   render(operation: RenderOperation, params: RenderParams, timeoutMs: number): Promise<RenderOutput>;
 }
 
-/** Keeps render results out of messages. */
+/** Keeps render results out of messages; `metadata` is the object's (expiry, owner, content type). */
 export interface ResultSink {
-  put(name: string, body: Uint8Array): Promise<void>;
+  put(name: string, body: Uint8Array, metadata?: Record<string, string>): Promise<void>;
 }
 
-/** Announces a finished render (success or failure). */
+/** Announces a finished render (success or failure), and the start of an asynchronous one. */
 export interface FinishedPublisher {
   publish(event: RenderFinished): Promise<void>;
+  started(event: RenderStarted): Promise<void>;
 }
 
 export interface TargetGuard {

@@ -53,9 +53,9 @@ export interface PoolStats {
   browsers: BrowserStats[];
 }
 
-type PoolState = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped';
+export type PoolState = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped';
 /** active → retiring (replacement launching, still serving) → draining (no new work) → closing; or → dead (crashed/killed). */
-type SlotState = 'active' | 'retiring' | 'draining' | 'closing' | 'dead';
+export type SlotState = 'active' | 'retiring' | 'draining' | 'closing' | 'dead';
 
 interface Slot {
   readonly id: number;

@@ -1,2 +1,11 @@
-export { BrowserPool, type BrowserPoolOptions, type PoolLogger, type PoolStats, type RunOptions } from './browser-pool.js';
+export {
+  BrowserPool,
+  type BrowserPoolOptions,
+  type BrowserStats,
+  type PoolLogger,
+  type PoolState,
+  type PoolStats,
+  type RunOptions,
+  type SlotState,
+} from './browser-pool.js';
 export { CHROMIUM_CANDIDATES, findChromium } from './launch-options.js';

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LaunchOptions } from 'puppeteer-core';
@@ -76,6 +76,8 @@ export function chromiumFlags(input: ChromiumFlagsInput): string[] {
 export interface BrowserLaunchInput {
   executablePath: string;
   userDataDir: string;
+  /** TMPDIR of the browser (its shared-memory files with --disable-dev-shm-usage, its scratch dirs). */
+  tmpDir?: string | undefined;
   proxyUrl?: string | undefined;
   gpu?: boolean | undefined;
   viewport?: { width: number; height: number } | undefined;
@@ -98,6 +100,7 @@ export function browserLaunchOptions(input: BrowserLaunchInput): LaunchOptions {
     }),
     // Warm pages get the API's default viewport when created, so the hot path usually skips setViewport.
     defaultViewport: { width: viewport.width, height: viewport.height, deviceScaleFactor: 1 },
+    ...(input.tmpDir ? { env: { ...process.env, TMPDIR: input.tmpDir } } : {}),
     handleSIGINT: false,
     handleSIGTERM: false,
     handleSIGHUP: false,
@@ -107,17 +110,27 @@ export function browserLaunchOptions(input: BrowserLaunchInput): LaunchOptions {
 }
 
 export interface ProfileDir {
-  path: string;
+  /** Fresh, empty --user-data-dir. */
+  userDataDir: string;
+  /** The browser's TMPDIR, so files it leaves behind when killed go away with the profile. */
+  tmpDir: string;
+  /** Deletes both (idempotent, never rejects). */
   remove(): Promise<void>;
 }
 
-/** A fresh, empty Chromium profile directory; remove() deletes it (idempotent). */
 export async function createProfileDir(): Promise<ProfileDir> {
-  const path = await mkdtemp(join(tmpdir(), 'renderer-chromium-'));
+  const root = await mkdtemp(join(tmpdir(), 'renderer-chromium-'));
   let removal: Promise<void> | undefined;
-  return {
-    path,
-    remove: () =>
-      (removal ??= rm(path, { recursive: true, force: true, maxRetries: 3, retryDelay: 100 }).catch(() => undefined)),
+  const profile: ProfileDir = {
+    userDataDir: join(root, 'profile'),
+    tmpDir: join(root, 'tmp'),
+    remove: () => (removal ??= rm(root, { recursive: true, force: true, maxRetries: 3, retryDelay: 100 }).catch(() => undefined)),
   };
+  try {
+    await Promise.all([mkdir(profile.userDataDir), mkdir(profile.tmpDir)]);
+  } catch (err) {
+    await profile.remove();
+    throw err;
+  }
+  return profile;
 }

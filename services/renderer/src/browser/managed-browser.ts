@@ -28,7 +28,8 @@ export async function launchManagedBrowser(options: ManagedBrowserOptions): Prom
     browser = await puppeteer.launch(
       browserLaunchOptions({
         executablePath: options.executablePath,
-        userDataDir: profile.path,
+        userDataDir: profile.userDataDir,
+        tmpDir: profile.tmpDir,
         proxyUrl: options.proxyUrl,
         gpu: options.gpu,
       }),

@@ -1,77 +1,37 @@
-import { RENDERER_JOBS_CONSUMER, traceContextOf, type JetStreamClient, type JsMsg } from '@app/messaging';
+import { RENDERER_JOBS_CONSUMER, ack, nak, pullWorkers, term, type JetStreamClient, type PullWorkers } from '@app/messaging';
 import { RenderJob } from '@app/proto/render';
-import { SpanKind, withSpan } from '@app/telemetry';
 import type { Logger } from '@app/logging';
+import { trace } from '@app/telemetry';
 import type { PerformRender } from '../application/perform-render.js';
 
-/** How often a live render tells JetStream it is still working (well inside the consumer's ack wait). */
-const HEARTBEAT_MS = 3_000;
-
 /**
- * Pulls render jobs from the shared work queue. Each of `concurrency` workers asks for one message
- * only when it is idle, so a replica never holds jobs it cannot start (other replicas take them).
+ * Pulls render jobs from the shared work queue: each of `concurrency` workers takes one job only when
+ * idle, so a replica never holds jobs it cannot start (other replicas take them). A live render
+ * heartbeats well inside the consumer's ack wait; a crashed renderer's job comes back to another one.
  */
-export function renderJobsConsumer(deps: { js: JetStreamClient; perform: PerformRender; concurrency: number; logger: Logger }) {
-  const { js, perform, logger } = deps;
-  let running = false;
-  const workers: Promise<void>[] = [];
-
-  const handle = async (msg: JsMsg) => {
-    let job: RenderJob;
-    try {
-      job = RenderJob.decode(msg.data);
-    } catch (err) {
-      logger.error({ err }, 'undecodable render job: dropped');
-      msg.term();
-      return;
-    }
-    const heartbeat = setInterval(() => msg.working(), HEARTBEAT_MS);
-    try {
-      const isLast = msg.info.deliveryCount >= RENDERER_JOBS_CONSUMER.config.max_deliver;
-      const disposition = await withSpan(
-        `render ${job.operation}`,
-        {
-          kind: SpanKind.CONSUMER,
-          parent: traceContextOf(msg.headers),
-          attributes: { 'render.job_id': job.job_id, 'render.delivery': msg.info.deliveryCount },
-        },
-        () => perform(job, { isLast }),
-      );
-      if (disposition.kind === 'retry') msg.nak(disposition.delayMs);
-      else msg.ack();
-    } catch (err) {
-      logger.error({ err, jobId: job.job_id }, 'render job failed unexpectedly');
-      msg.nak(1_000);
-    } finally {
-      clearInterval(heartbeat);
-    }
-  };
-
-  const worker = async () => {
-    const consumer = await js.consumers.get(RENDERER_JOBS_CONSUMER.stream, RENDERER_JOBS_CONSUMER.config.durable_name);
-    while (running) {
-      let msg: JsMsg | null = null;
+export function renderJobsConsumer(deps: { js: JetStreamClient; perform: PerformRender; concurrency: number; logger: Logger }): PullWorkers {
+  const { perform, logger } = deps;
+  return pullWorkers({
+    js: deps.js,
+    stream: RENDERER_JOBS_CONSUMER.stream,
+    durable: RENDERER_JOBS_CONSUMER.config.durable_name,
+    concurrency: deps.concurrency,
+    logger,
+    heartbeatMs: 3_000,
+    span: (msg) => ({ name: 'render job', attributes: { 'messaging.subject': msg.subject } }),
+    async handle(msg) {
+      let job: RenderJob;
       try {
-        msg = await consumer.next({ expires: 2_000 });
+        job = RenderJob.decode(msg.data);
       } catch (err) {
-        if (!running) break;
-        logger.warn({ err }, 'pulling render jobs failed; retrying');
-        await new Promise((r) => setTimeout(r, 500));
-        continue;
+        logger.error({ err }, 'undecodable render job: dropped');
+        return term;
       }
-      if (msg) await handle(msg);
-    }
-  };
-
-  return {
-    start() {
-      running = true;
-      for (let i = 0; i < deps.concurrency; i++) workers.push(worker());
+      trace.getActiveSpan()?.updateName(`render ${job.operation}`);
+      trace.getActiveSpan()?.setAttribute('render.job_id', job.job_id);
+      const isLast = msg.info.deliveryCount >= RENDERER_JOBS_CONSUMER.config.max_deliver;
+      const disposition = await perform(job, { isLast });
+      return disposition.kind === 'retry' ? nak(disposition.delayMs) : ack;
     },
-    /** Stops pulling and waits for the renders in flight. */
-    async stop() {
-      running = false;
-      await Promise.allSettled(workers);
-    },
-  };
+  });
 }

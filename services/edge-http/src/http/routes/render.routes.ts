@@ -1,27 +1,75 @@
-import type { FastifyInstance } from 'fastify';
-import { ValidationError } from '@app/errors';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, ValidationError } from '@app/errors';
 import { OPERATIONS, validateRenderParams, type Operation } from '@app/render-params';
-import type { RenderSync } from '../../application/render-sync.js';
+import type { QuotaSettlement } from '../../application/async-ports.js';
+import type { RenderAsync } from '../../application/render-async.js';
+import type { RenderCached } from '../../application/render-cached.js';
+import type { RenderOutcome, RenderSync } from '../../application/render-sync.js';
 import { inputOf } from '../access-key.js';
+import { filesBaseUrl, takeReservation } from '../reservation.js';
 
 /** Content-Disposition per the decisions: inline, or attachment with NAME.EXT. */
 export function contentDisposition(attachmentName: string | undefined, extension: string): string {
   return attachmentName ? `attachment; filename="${attachmentName}.${extension}"` : 'inline';
 }
 
-/** POST and GET /v1/{screenshot,pdf,scrape}. */
-export async function renderRoutes(app: FastifyInstance, opts: { renderSync: RenderSync }) {
+export interface RenderRoutesOptions {
+  renderSync: RenderSync;
+  /** cache=true (synchronous). */
+  renderCached?: RenderCached;
+  /** async=true. */
+  renderAsync?: RenderAsync;
+  quota?: QuotaSettlement;
+  /** Public origin for file URLs; default: the origin the request came to. */
+  publicUrl?: string | undefined;
+}
+
+const unavailable = () => new AppError('service_unavailable', 'This kind of render is not available on this server.');
+
+/** POST and GET /v1/{screenshot,pdf,scrape}: synchronous, cached, or asynchronous (202). */
+export async function renderRoutes(app: FastifyInstance, opts: RenderRoutesOptions) {
+  const send = (reply: FastifyReply, outcome: RenderOutcome, attachmentName: string | undefined) => {
+    void reply
+      .header('content-type', outcome.contentType)
+      .header('content-disposition', contentDisposition(attachmentName, outcome.extension))
+      .headers(outcome.headers);
+    return reply.send(Buffer.from(outcome.body.buffer, outcome.body.byteOffset, outcome.body.byteLength));
+  };
+
   for (const operation of OPERATIONS) {
-    const handler = async (request: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
+    const handler = async (request: FastifyRequest, reply: FastifyReply) => {
       const input = inputOf(request);
       if (!input) throw new ValidationError([{ parameter: 'body', message: 'the body must be a JSON object' }]);
       const { params } = validateRenderParams(operation as Operation, input);
-      const outcome = await opts.renderSync({ accountId: request.admitted!.account.accountId, operation, params });
-      void reply
-        .header('content-type', outcome.contentType)
-        .header('content-disposition', contentDisposition(params.attachment_name, outcome.extension))
-        .headers(outcome.headers);
-      return reply.send(Buffer.from(outcome.body.buffer, outcome.body.byteOffset, outcome.body.byteLength));
+      const accountId = request.admitted!.account.accountId;
+
+      if (params.async) {
+        if (!opts.renderAsync) throw unavailable();
+        const accepted = await opts.renderAsync({
+          accountId,
+          operation,
+          params,
+          reservationId: takeReservation(request),
+          filesBaseUrl: filesBaseUrl(request, opts.publicUrl),
+        });
+        if (accepted.cache) void reply.header('x-service-cache', accepted.cache);
+        return reply.status(202).send({ id: accepted.id, status: accepted.status, created: Math.floor(accepted.createdMs / 1000) });
+      }
+      if (params.webhook_url) {
+        throw new ValidationError([{ parameter: 'webhook_url', message: 'webhook_url needs async=true' }]);
+      }
+      if (params.cache) {
+        if (!opts.renderCached) throw unavailable();
+        const outcome = await opts.renderCached({ accountId, operation, params });
+        if (outcome.cache === 'HIT') {
+          // Hits count against the rate limit (admission did) but not the quota.
+          const reservationId = takeReservation(request);
+          if (reservationId) await opts.quota?.release(reservationId);
+        }
+        void reply.header('x-service-cache', outcome.cache);
+        return send(reply, outcome, params.attachment_name);
+      }
+      return send(reply, await opts.renderSync({ accountId, operation, params }), params.attachment_name);
     };
     app.post(`/v1/${operation}`, { config: { usage: 'render' } }, handler);
     app.get(`/v1/${operation}`, { config: { usage: 'render' } }, handler);

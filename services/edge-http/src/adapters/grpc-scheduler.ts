@@ -1,0 +1,72 @@
+import { credentials } from '@grpc/grpc-js';
+import { callUnary } from '@app/rpc';
+import { SchedulerServiceClient, type Task, type TaskRun } from '@app/proto/scheduler';
+import type { TaskResource, TaskRunResource, TaskScheduler } from '../http/routes/tasks.routes.js';
+
+const missing = () => new Error('the scheduler answered without a task');
+
+export const toTaskResource = (t: Task | undefined): TaskResource => {
+  if (!t) throw missing();
+  return {
+    id: t.id,
+    name: t.name,
+    api: t.api,
+    query: t.query,
+    frequency: t.frequency,
+    crontab: t.crontab,
+    timezone: t.timezone,
+    enabled: t.enabled,
+    created: t.created,
+    last_run: t.last_run ?? null,
+    runs: t.runs,
+  };
+};
+
+export const toTaskRunResource = (r: TaskRun): TaskRunResource => ({
+  id: r.run_id,
+  task_id: r.task_id,
+  status: r.status,
+  due: r.due,
+  started: r.started,
+  finished: r.finished ?? null,
+  file: r.file ?? null,
+  error: r.error_code ? { code: r.error_code, message: r.error_message ?? '' } : null,
+});
+
+/** The scheduler's SchedulerService over gRPC; its errors come back as AppErrors (task_not_found → 404). */
+export function grpcScheduler(address: string): TaskScheduler & { close(): void } {
+  const client = new SchedulerServiceClient(address, credentials.createInsecure());
+  return {
+    async create(accountId, fields, opts) {
+      const res = await callUnary(client, client.createTask, {
+        account_id: accountId,
+        name: fields.name ?? '',
+        api: fields.api ?? '',
+        query: fields.query ?? '',
+        frequency: fields.frequency ?? '',
+        crontab: fields.crontab,
+        timezone: fields.timezone,
+        enabled: fields.enabled,
+        files_base_url: opts.filesBaseUrl,
+      });
+      return toTaskResource(res.task);
+    },
+    async list(accountId) {
+      const res = await callUnary(client, client.listTasks, { account_id: accountId });
+      return res.tasks.map(toTaskResource);
+    },
+    async get(accountId, id) {
+      return toTaskResource((await callUnary(client, client.getTask, { account_id: accountId, id })).task);
+    },
+    async update(accountId, id, fields) {
+      return toTaskResource((await callUnary(client, client.updateTask, { account_id: accountId, id, ...fields })).task);
+    },
+    async remove(accountId, id) {
+      await callUnary(client, client.deleteTask, { account_id: accountId, id });
+    },
+    async runs(accountId, id) {
+      return (await callUnary(client, client.listTaskRuns, { account_id: accountId, id })).runs.map(toTaskRunResource);
+    },
+    close: () => client.close(),
+  };
+}

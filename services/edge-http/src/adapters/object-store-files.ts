@@ -1,0 +1,33 @@
+import { decodeResultMeta, type ObjectInfo, type ObjectStore } from '@app/messaging';
+import type { ResultFiles, StoredFile } from '../application/async-ports.js';
+
+function toFile(info: ObjectInfo): StoredFile | undefined {
+  const meta = decodeResultMeta(info.metadata);
+  return meta && { ...meta, objectName: info.name, size: info.size };
+}
+
+/** Result files in the render-results object store, with the metadata the renderer wrote. */
+export function objectStoreFiles(store: ObjectStore): ResultFiles {
+  return {
+    async info(name) {
+      const info = await store.info(name);
+      return info && !info.deleted ? toFile(info) : undefined;
+    },
+    async stream(name) {
+      const result = await store.get(name);
+      return result?.data ?? undefined;
+    },
+    async read(name) {
+      return (await store.getBlob(name)) ?? undefined;
+    },
+    async list() {
+      const all = await store.list();
+      return all
+        .filter((info) => !info.deleted)
+        .map((info) => ({ objectName: info.name, file: toFile(info), mtimeMs: Date.parse(info.mtime) || 0 }));
+    },
+    async remove(name) {
+      await store.delete(name);
+    },
+  };
+}

@@ -1,0 +1,69 @@
+import type { WebhookState } from '@app/messaging';
+import type { RenderFinished, RenderJob } from '@app/proto/render';
+import type { RenderRecord } from './render-record.js';
+
+/** Publishes a render job without waiting (async renders), and finished events the edge decides itself. */
+export interface JobPublisher {
+  submit(job: RenderJob): Promise<void>;
+  /** A render that finished without a renderer (cache hit, watchdog): announced like any other. */
+  announce(event: RenderFinished): Promise<void>;
+}
+
+/** Status of asynchronous renders, shared by every edge replica (JetStream KV). */
+export interface RenderStatusStore {
+  create(record: RenderRecord): Promise<void>;
+  get(id: string): Promise<RenderRecord | undefined>;
+  /** Compare-and-set: `change` returns the new record, or undefined for no change. Retried on conflict. */
+  update(id: string, change: (current: RenderRecord) => RenderRecord | undefined): Promise<void>;
+  remove(id: string): Promise<void>;
+  list(): AsyncIterable<RenderRecord>;
+  webhookState(id: string): Promise<WebhookState | undefined>;
+}
+
+/** A stored result file with its metadata. */
+export interface StoredFile {
+  objectName: string;
+  accountId: string;
+  expiresUnixMs: number;
+  contentType: string;
+  extension: string;
+  headers: Record<string, string>;
+  attachmentName?: string | undefined;
+  kind: 'file' | 'transient';
+  size: number;
+}
+
+/** Result files in the object store (read side, and the sweeper's). */
+export interface ResultFiles {
+  info(objectName: string): Promise<StoredFile | undefined>;
+  stream(objectName: string): Promise<ReadableStream<Uint8Array> | undefined>;
+  read(objectName: string): Promise<Uint8Array | undefined>;
+  /** Every object: its name, metadata (when written with it) and write time. */
+  list(): Promise<{ objectName: string; file: StoredFile | undefined; mtimeMs: number }[]>;
+  remove(objectName: string): Promise<void>;
+}
+
+export interface CacheEntry {
+  accountId: string;
+  objectName: string;
+  expiresUnixMs: number;
+}
+
+/** The render cache index: cache key -> result file. */
+export interface CacheIndex {
+  get(key: string): Promise<CacheEntry | undefined>;
+  put(key: string, entry: CacheEntry): Promise<void>;
+  remove(key: string): Promise<void>;
+  list(): AsyncIterable<{ key: string; entry: CacheEntry }>;
+}
+
+/** Settles quota reservations the HTTP request handed over. */
+export interface QuotaSettlement {
+  commit(reservationId: string): Promise<void>;
+  release(reservationId: string): Promise<void>;
+}
+
+/** SSRF check of a webhook_url at validation: https to public addresses only. */
+export interface WebhookGuard {
+  check(url: string): Promise<void>;
+}

@@ -1,0 +1,123 @@
+import { describe, expect, it, vi } from 'vitest';
+import { AppError, errors } from '@app/errors';
+import { validateRenderParams } from '@app/render-params';
+import { fakeFiles, fakeIndex, fakeJobs, fakeStatuses, storedFile } from '../testing/async-fakes.js';
+import { cacheKeyOf } from './cache-key.js';
+import { renderCache } from './render-cache.js';
+import { ASYNC_FILE_TTL_MS, renderAsync } from './render-async.js';
+
+const NOW = 1_800_000_000_000;
+
+function setup(o: { webhookRefused?: boolean; publishFails?: boolean } = {}) {
+  const statuses = fakeStatuses();
+  const jobs = fakeJobs();
+  if (o.publishFails) jobs.submit = async () => Promise.reject(new Error('nats down'));
+  const index = fakeIndex();
+  const files = fakeFiles();
+  const quota = { commit: vi.fn(async () => undefined), release: vi.fn(async () => undefined) };
+  const accept = renderAsync({
+    jobs,
+    statuses,
+    cache: renderCache({ index, files }),
+    quota,
+    guard: { check: async () => undefined },
+    webhookGuard: {
+      check: async () => {
+        if (o.webhookRefused) throw errors.targetNotAllowed('webhook_url', 'the URL scheme must be https');
+      },
+    },
+    clock: { now: () => new Date(NOW) },
+    newId: () => 'render-1',
+    queueWaitMs: 60_000,
+  });
+  return { accept, statuses, jobs, index, files, quota };
+}
+
+const input = (params: Record<string, unknown>) => ({
+  accountId: 'acc_1',
+  operation: 'screenshot' as const,
+  params: validateRenderParams('screenshot', { url: 'https://example.com/', async: true, ...params }).params,
+  reservationId: 'res-1',
+  filesBaseUrl: 'https://api.example/v1/files/',
+});
+
+describe('renderAsync', () => {
+  describe('When an async render is accepted', () => {
+    it('should record it queued and publish a job carrying the reservation and an unguessable file name', async () => {
+      const { accept, statuses, jobs, quota } = setup();
+      const accepted = await accept(input({ webhook_url: 'https://hooks.example/x' }));
+      expect(accepted).toEqual({ id: 'render-1', status: 'queued', createdMs: NOW });
+      expect(statuses.records.get('render-1')).toMatchObject({
+        status: 'queued',
+        accountId: 'acc_1',
+        reservationId: 'res-1',
+        webhookUrl: 'https://hooks.example/x',
+        deadlineMs: NOW + 60_000 + 30_000,
+      });
+      const [job] = jobs.submitted;
+      expect(job).toMatchObject({ job_id: 'render-1', reservation_id: 'res-1', origin: 'api', files_base_url: 'https://api.example/v1/files/' });
+      expect(job!.placement!.object_name).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(job!.placement!.ttl_ms).toBe(ASYNC_FILE_TTL_MS);
+      expect(job!.placement!.cache_key).toBeUndefined();
+      expect(quota.release).not.toHaveBeenCalled();
+    });
+  });
+
+  describe('When two renders are accepted', () => {
+    it('should give them different file names', async () => {
+      const a = setup();
+      const b = setup();
+      await a.accept(input({}));
+      await b.accept(input({}));
+      expect(a.jobs.submitted[0]!.placement!.object_name).not.toBe(b.jobs.submitted[0]!.placement!.object_name);
+    });
+  });
+
+  describe('When it asks for the cache and misses', () => {
+    it('should keep the file for cache_ttl under the cache key', async () => {
+      const { accept, jobs } = setup();
+      const accepted = await accept(input({ cache: true, cache_ttl: 120 }));
+      expect(accepted.cache).toBe('MISS');
+      expect(jobs.submitted[0]!.placement).toMatchObject({ ttl_ms: 120_000, cache_key: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    });
+  });
+
+  describe('When it asks for the cache and hits', () => {
+    it('should finish at once, release the reservation and announce the finish for the webhook', async () => {
+      const { accept, statuses, jobs, index, files, quota } = setup();
+      const i = input({ cache: true, webhook_url: 'https://hooks.example/x' });
+      const key = cacheKeyOf('acc_1', 'screenshot', i.params);
+      const file = storedFile({ expiresUnixMs: NOW + 5_000 });
+      files.files.set(file.objectName, { file, body: new Uint8Array([1, 2, 3]), mtimeMs: NOW });
+      await index.put(key, { accountId: 'acc_1', objectName: file.objectName, expiresUnixMs: file.expiresUnixMs });
+      const accepted = await accept(i);
+      expect(accepted).toMatchObject({ status: 'succeeded', cache: 'HIT' });
+      expect(statuses.records.get('render-1')).toMatchObject({ status: 'succeeded', file: file.objectName, expiresMs: NOW + 5_000 });
+      expect(quota.release).toHaveBeenCalledWith('res-1');
+      expect(jobs.submitted).toHaveLength(0);
+      expect(jobs.announced[0]).toMatchObject({ job_id: 'render-1', status: 'succeeded', webhook_url: 'https://hooks.example/x', async: true });
+      expect(jobs.announced[0]!.reservation_id).toBeUndefined();
+      // The webhook names the cached file.
+      expect(jobs.announced[0]).toMatchObject({ placement: { object_name: file.objectName }, files_base_url: 'https://api.example/v1/files/' });
+    });
+  });
+
+  describe('When the webhook_url is refused', () => {
+    it('should answer the refusal, release the reservation and publish nothing', async () => {
+      const { accept, jobs, quota, statuses } = setup({ webhookRefused: true });
+      await expect(accept(input({ webhook_url: 'http://hooks.example/x' }))).rejects.toBeInstanceOf(AppError);
+      expect(quota.release).toHaveBeenCalledWith('res-1');
+      expect(jobs.submitted).toHaveLength(0);
+      expect(statuses.records.size).toBe(0);
+    });
+  });
+
+  describe('When the job cannot be published', () => {
+    it('should remove the record and release the reservation', async () => {
+      const { accept, quota, statuses } = setup({ publishFails: true });
+      await expect(accept(input({}))).rejects.toThrow('nats down');
+      expect(statuses.records.size).toBe(0);
+      expect(quota.release).toHaveBeenCalledWith('res-1');
+    });
+  });
+});

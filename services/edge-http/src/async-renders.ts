@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '@app/logging';
+import type { JetStreamClient, KV, ObjectStore } from '@app/messaging';
+import type { EdgeConfig } from './config.js';
+import type { AuthQuota, Clock, TargetGuard } from './application/ports.js';
+import type { RenderSync } from './application/render-sync.js';
+import { renderCache } from './application/render-cache.js';
+import { renderCached } from './application/render-cached.js';
+import { renderAsync } from './application/render-async.js';
+import { getRenderStatus } from './application/render-status.js';
+import { openResultFile } from './application/result-file.js';
+import { finishAsyncRender } from './application/finish-async-render.js';
+import { sweepExpired } from './application/sweep-expired.js';
+import { natsJobPublisher } from './adapters/nats-job-publisher.js';
+import { kvRenderStatus } from './adapters/kv-render-status.js';
+import { kvCacheIndex } from './adapters/kv-cache-index.js';
+import { objectStoreFiles } from './adapters/object-store-files.js';
+import { netGuardWebhook } from './adapters/net-guard-webhook.js';
+import { renderEventsConsumer } from './entrypoints/render-events.consumer.js';
+import { expirySweeper } from './entrypoints/expiry-sweeper.js';
+import type { AsyncHttpDeps } from './http/async-http-deps.js';
+
+/** A render queued or running this long past its deadline is failed by the watchdog. */
+const STUCK_GRACE_MS = 60_000;
+
+/** Wiring of async renders, render status, result files and the cache (part of the composition root). */
+export function buildAsyncRenders(d: {
+  config: EdgeConfig;
+  logger: Logger;
+  js: JetStreamClient;
+  clock: Clock;
+  guard: TargetGuard;
+  authQuota: AuthQuota;
+  renderSync: RenderSync;
+  objects: ObjectStore;
+  statusKv: KV;
+  cacheKv: KV;
+}) {
+  const files = objectStoreFiles(d.objects);
+  const index = kvCacheIndex(d.cacheKv);
+  const statuses = kvRenderStatus(d.statusKv);
+  const jobs = natsJobPublisher(d.js);
+  const cache = renderCache({ index, files });
+  const quota = { commit: (id: string) => d.authQuota.commit(id), release: (id: string) => d.authQuota.release(id) };
+
+  const http: AsyncHttpDeps = {
+    renderAsync: renderAsync({
+      jobs,
+      statuses,
+      cache,
+      quota,
+      guard: d.guard,
+      webhookGuard: netGuardWebhook({ allowPrivate: d.config.allowPrivateTargets }),
+      clock: d.clock,
+      newId: randomUUID,
+      queueWaitMs: d.config.asyncQueueWaitMs,
+    }),
+    renderCached: renderCached({ renderSync: d.renderSync, cache, clock: d.clock }),
+    getRenderStatus: getRenderStatus({ statuses, clock: d.clock }),
+    openResultFile: openResultFile({ files, clock: d.clock }),
+    quota,
+    publicUrl: d.config.publicUrl,
+  };
+  const consumer = renderEventsConsumer({ js: d.js, finish: finishAsyncRender({ statuses, quota, cache }), logger: d.logger });
+  const sweeper = expirySweeper({
+    sweep: sweepExpired({ files, index, statuses, jobs, clock: d.clock, stuckGraceMs: STUCK_GRACE_MS }),
+    intervalMs: d.config.sweepIntervalMs,
+    logger: d.logger,
+  });
+  return {
+    http,
+    start() {
+      consumer.start();
+      sweeper.start();
+    },
+    async stop() {
+      await sweeper.stop();
+      await consumer.stop();
+    },
+  };
+}

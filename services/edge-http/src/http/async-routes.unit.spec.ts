@@ -1,0 +1,177 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { createLogger } from '@app/logging';
+import { errors } from '@app/errors';
+import type { AuthQuota } from '../application/ports.js';
+import type { RenderSync } from '../application/render-sync.js';
+import { renderAsync } from '../application/render-async.js';
+import { renderCache } from '../application/render-cache.js';
+import { renderCached } from '../application/render-cached.js';
+import { getRenderStatus } from '../application/render-status.js';
+import { openResultFile } from '../application/result-file.js';
+import { fakeFiles, fakeIndex, fakeJobs, fakeStatuses, storedFile } from '../testing/async-fakes.js';
+import { buildServer } from './build-server.js';
+
+const KEYS: Record<string, string> = { ak_one: 'acc_1', ak_two: 'acc_2' };
+let reservations = 0;
+const authQuota: AuthQuota = {
+  admit: vi.fn(async (req) => {
+    const accountId = KEYS[req.accessKey];
+    if (!accountId) throw errors.accessKeyInvalid();
+    return {
+      account: { accountId, plan: 'scale' },
+      rateLimit: { limit: 150, remaining: 149, resetUnix: 1_800_000_000 },
+      reservationId: req.usage === 'render' ? `res-${++reservations}` : undefined,
+    };
+  }),
+  commit: vi.fn(async () => undefined),
+  release: vi.fn(async () => undefined),
+  usage: vi.fn(async () => ({ hits: { quota: 1, used: 0, remaining: 1 }, concurrency: { limit: 0, remaining: 0, reset: 0 } })),
+};
+
+const files = fakeFiles();
+const index = fakeIndex();
+const statuses = fakeStatuses();
+const jobs = fakeJobs();
+const clock = { now: () => new Date() };
+const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47]);
+const renderSync = vi.fn<RenderSync>(async (input) => {
+  const objectName = input.placement!.object_name;
+  const expiresUnixMs = Date.now() + input.placement!.ttl_ms;
+  files.files.set(objectName, { file: storedFile({ objectName, accountId: input.accountId, expiresUnixMs }), body: png, mtimeMs: Date.now() });
+  return { body: png, contentType: 'image/png', extension: 'png', headers: {}, kept: { objectName, expiresUnixMs } };
+});
+const cache = renderCache({ index, files });
+const quota = { commit: authQuota.commit, release: authQuota.release };
+let ids = 0;
+let app: FastifyInstance;
+
+beforeAll(async () => {
+  app = await buildServer({
+    logger: createLogger('edge-http-test', { level: 'silent' }),
+    bodyLimitBytes: 1024 * 1024,
+    authQuota,
+    renderSync,
+    health: async () => ({}),
+    asyncRenders: {
+      renderAsync: renderAsync({
+        jobs,
+        statuses,
+        cache,
+        quota,
+        guard: { check: async () => undefined },
+        webhookGuard: { check: async () => undefined },
+        clock,
+        newId: () => `render-${++ids}`,
+        queueWaitMs: 60_000,
+      }),
+      renderCached: renderCached({ renderSync, cache, clock }),
+      getRenderStatus: getRenderStatus({ statuses, clock }),
+      openResultFile: openResultFile({ files, clock }),
+      quota,
+    },
+  });
+});
+afterAll(() => app.close());
+beforeEach(() => {
+  vi.mocked(authQuota.commit).mockClear();
+  vi.mocked(authQuota.release).mockClear();
+});
+
+const post = (key: string, payload: Record<string, unknown>) =>
+  app.inject({ method: 'POST', url: '/v1/screenshot', headers: { 'x-access-key': key, host: 'api.example:8443' }, payload });
+/** onResponse settles after the response: give it a moment before checking that nothing happened. */
+const settled = () => new Promise((r) => setTimeout(r, 20));
+
+describe('async renders over HTTP', () => {
+  describe('When async=true', () => {
+    it('should answer 202 and leave the reservation to the job (the HTTP hook settles nothing)', async () => {
+      const res = await post('ak_one', { url: 'https://example.com/', async: true });
+      expect(res.statusCode).toBe(202);
+      const body = res.json();
+      expect(body).toEqual({ id: expect.any(String), status: 'queued', created: expect.any(Number) });
+      await settled();
+      expect(authQuota.commit).not.toHaveBeenCalled();
+      expect(authQuota.release).not.toHaveBeenCalled();
+      expect(jobs.submitted.at(-1)).toMatchObject({ job_id: body.id, reservation_id: expect.stringMatching(/^res-/) });
+      expect(jobs.submitted.at(-1)!.files_base_url).toBe('http://api.example:8443/v1/files/');
+    });
+  });
+
+  describe('When the status is asked', () => {
+    it('should show it to its account only', async () => {
+      const { id } = (await post('ak_one', { url: 'https://example.com/', async: true })).json();
+      const mine = await app.inject({ method: 'GET', url: `/v1/renders/${id}`, headers: { 'x-access-key': 'ak_one' } });
+      expect(mine.statusCode).toBe(200);
+      expect(mine.json()).toMatchObject({ id, status: 'queued', finished: null, file: null, expires: null, error: null });
+      const theirs = await app.inject({ method: 'GET', url: `/v1/renders/${id}`, headers: { 'x-access-key': 'ak_two' } });
+      expect(theirs.statusCode).toBe(404);
+      expect(theirs.json()).toMatchObject({ code: 'render_not_found' });
+    });
+  });
+
+  describe('When webhook_url comes without async', () => {
+    it('should answer 400 and release the reservation', async () => {
+      const res = await post('ak_one', { url: 'https://example.com/', webhook_url: 'https://hooks.example/' });
+      expect(res.statusCode).toBe(400);
+      await vi.waitFor(() => expect(authQuota.release).toHaveBeenCalled());
+    });
+  });
+});
+
+describe('the render cache over HTTP', () => {
+  describe('When the same cached request comes twice', () => {
+    it('should MISS (committed) then HIT (released, same bytes)', async () => {
+      const params = { url: 'https://example.com/cached', cache: true };
+      const miss = await post('ak_one', params);
+      expect(miss.statusCode).toBe(200);
+      expect(miss.headers['x-service-cache']).toBe('MISS');
+      await vi.waitFor(() => expect(authQuota.commit).toHaveBeenCalledTimes(1));
+      vi.mocked(authQuota.commit).mockClear();
+
+      const hit = await post('ak_one', params);
+      expect(hit.statusCode).toBe(200);
+      expect(hit.headers['x-service-cache']).toBe('HIT');
+      expect(hit.rawPayload).toEqual(miss.rawPayload);
+      expect(authQuota.release).toHaveBeenCalledTimes(1);
+      await settled();
+      expect(authQuota.commit).not.toHaveBeenCalled();
+      expect(renderSync).toHaveBeenCalledTimes(1);
+    });
+  });
+
+  describe('When another account sends the same cached request', () => {
+    it('should MISS', async () => {
+      const res = await post('ak_two', { url: 'https://example.com/cached', cache: true });
+      expect(res.headers['x-service-cache']).toBe('MISS');
+    });
+  });
+});
+
+describe('GET /v1/files/{name}', () => {
+  describe('When the file exists and has not expired', () => {
+    it('should serve it without a key', async () => {
+      const file = storedFile({ objectName: 'B'.repeat(43), attachmentName: 'shot' });
+      files.files.set(file.objectName, { file, body: png, mtimeMs: Date.now() });
+      const res = await app.inject({ method: 'GET', url: `/v1/files/${file.objectName}` });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toBe('image/png');
+      expect(res.headers['content-disposition']).toBe('attachment; filename="shot.png"');
+      expect(res.rawPayload).toEqual(Buffer.from(png));
+    });
+  });
+
+  describe.each([
+    ['expired', () => storedFile({ objectName: 'C'.repeat(43), expiresUnixMs: Date.now() - 1 })],
+    ['transient (a sync result)', () => storedFile({ objectName: 'D'.repeat(43), kind: 'transient' })],
+    ['not a file name', () => storedFile({ objectName: 'short' })],
+  ])('When it is %s', (_label, make) => {
+    it('should answer 404 file_not_found', async () => {
+      const file = make();
+      files.files.set(file.objectName, { file, body: png, mtimeMs: Date.now() });
+      const res = await app.inject({ method: 'GET', url: `/v1/files/${file.objectName}` });
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toMatchObject({ code: 'file_not_found' });
+    });
+  });
+});

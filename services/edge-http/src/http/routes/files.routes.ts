@@ -1,0 +1,25 @@
+import { Readable } from 'node:stream';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
+import type { FastifyInstance } from 'fastify';
+import type { OpenResultFile } from '../../application/result-file.js';
+import { contentDisposition } from './render.routes.js';
+
+/**
+ * GET /v1/files/{name}: a kept render result, public by its unguessable name until it expires (the
+ * name is the capability, so no key is asked for), then 404 file_not_found.
+ */
+export async function filesRoutes(app: FastifyInstance, opts: { openResultFile: OpenResultFile }) {
+  app.get<{ Params: { name: string } }>('/v1/files/:name', async (request, reply) => {
+    const { file, body } = await opts.openResultFile(request.params.name);
+    const maxAge = Math.max(0, Math.floor((file.expiresUnixMs - Date.now()) / 1000));
+    void reply
+      .header('content-type', file.contentType)
+      .header('content-length', String(file.size))
+      .header('content-disposition', contentDisposition(file.attachmentName, file.extension))
+      .header('cache-control', `private, max-age=${maxAge}`)
+      .header('expires', new Date(file.expiresUnixMs).toUTCString())
+      .header('x-robots-tag', 'noindex')
+      .headers(file.headers);
+    return reply.send(Readable.fromWeb(body as NodeReadableStream<Uint8Array>));
+  });
+}

@@ -1,0 +1,134 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError, ValidationError, type ParameterProblem } from '@app/errors';
+import { filesBaseUrl } from '../reservation.js';
+
+/** A scheduled task as the API returns it (spec: Scheduled task). Times are Unix seconds. */
+export interface TaskResource {
+  id: number;
+  name: string;
+  api: string;
+  query: string;
+  frequency: string;
+  crontab: string;
+  timezone: string;
+  enabled: boolean;
+  created: number;
+  last_run: number | null;
+  runs: number;
+}
+
+/** One run of a task; `file` is the result's object name here, a URL in the response. */
+export interface TaskRunResource {
+  id: string;
+  task_id: number;
+  /** running | succeeded | failed */
+  status: string;
+  due: number;
+  started: number;
+  finished: number | null;
+  file: string | null;
+  error: { code: string; message: string } | null;
+}
+
+/** The writable fields of a task, as sent. */
+export interface TaskFieldsInput {
+  name?: string;
+  api?: string;
+  query?: string;
+  frequency?: string;
+  crontab?: string;
+  timezone?: string;
+  enabled?: boolean;
+}
+
+/** The scheduler, as the task routes need it; every call is scoped to the account (else task_not_found). */
+export interface TaskScheduler {
+  create(accountId: string, fields: TaskFieldsInput, opts: { filesBaseUrl: string }): Promise<TaskResource>;
+  list(accountId: string): Promise<TaskResource[]>;
+  get(accountId: string, id: number): Promise<TaskResource>;
+  update(accountId: string, id: number, fields: TaskFieldsInput): Promise<TaskResource>;
+  remove(accountId: string, id: number): Promise<void>;
+  runs(accountId: string, id: number): Promise<TaskRunResource[]>;
+}
+
+const STRING_FIELDS = ['name', 'api', 'query', 'frequency', 'crontab', 'timezone'] as const;
+const READ_ONLY_FIELDS: ReadonlySet<string> = new Set(['id', 'created', 'last_run', 'runs']);
+/** Travel with the request, not with the task. */
+const TRANSPORT_FIELDS: ReadonlySet<string> = new Set(['access_key']);
+
+/**
+ * The JSON body as task fields: only the writable fields, each of its JSON type (the scheduler checks the
+ * rules: lengths, enums, crontab, zone, query). Every problem is reported at once.
+ */
+export function taskFieldsOf(body: unknown): TaskFieldsInput {
+  if (body === undefined || body === null) return {};
+  if (typeof body !== 'object' || Array.isArray(body)) {
+    throw new ValidationError([{ parameter: 'body', message: 'the body must be a JSON object' }]);
+  }
+  const problems: ParameterProblem[] = [];
+  const fields: TaskFieldsInput = {};
+  for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
+    if (TRANSPORT_FIELDS.has(name)) continue;
+    if ((STRING_FIELDS as readonly string[]).includes(name)) {
+      // A null crontab is the same as none (a client clearing it while choosing a fixed frequency).
+      if (name === 'crontab' && value === null) continue;
+      if (typeof value === 'string') fields[name as (typeof STRING_FIELDS)[number]] = value;
+      else problems.push({ parameter: name, message: `${name} must be a string` });
+    } else if (name === 'enabled') {
+      if (typeof value === 'boolean') fields.enabled = value;
+      else problems.push({ parameter: name, message: 'enabled must be true or false' });
+    } else if (READ_ONLY_FIELDS.has(name)) {
+      problems.push({ parameter: name, message: `${name} is set by the service and cannot be written` });
+    } else {
+      problems.push({ parameter: name, message: `${name} is not a field of a task` });
+    }
+  }
+  if (problems.length > 0) throw new ValidationError(problems);
+  return fields;
+}
+
+/** The task id of the path: a positive integer, else no such task. */
+function taskIdOf(request: FastifyRequest): number {
+  const raw = (request.params as { id?: string }).id ?? '';
+  if (!/^[1-9]\d{0,14}$/.test(raw)) throw new AppError('task_not_found', `Task ${raw.slice(0, 40)} was not found.`);
+  return Number(raw);
+}
+
+const TASKS = { feature: 'tasks' } as const;
+
+/**
+ * /v1/tasks: scheduled tasks, Scale plan only (the admission plugin answers 402 plan_upgrade_required
+ * otherwise). Creating one counts against the quota; the others only against the rate limit.
+ */
+export async function taskRoutes(app: FastifyInstance, opts: { scheduler: TaskScheduler; publicUrl?: string | undefined }) {
+  const { scheduler } = opts;
+  const accountOf = (request: FastifyRequest) => request.admitted!.account.accountId;
+
+  app.post('/v1/tasks', { config: { usage: 'task_create', ...TASKS } }, async (request, reply) => {
+    const task = await scheduler.create(accountOf(request), taskFieldsOf(request.body), {
+      filesBaseUrl: filesBaseUrl(request, opts.publicUrl),
+    });
+    return reply.status(201).send(task);
+  });
+
+  app.get('/v1/tasks', { config: { usage: 'read', ...TASKS } }, async (request) => ({
+    tasks: await scheduler.list(accountOf(request)),
+  }));
+
+  app.get('/v1/tasks/:id', { config: { usage: 'read', ...TASKS } }, async (request) => scheduler.get(accountOf(request), taskIdOf(request)));
+
+  app.patch('/v1/tasks/:id', { config: { usage: 'task_other', ...TASKS } }, async (request) =>
+    scheduler.update(accountOf(request), taskIdOf(request), taskFieldsOf(request.body)),
+  );
+
+  app.delete('/v1/tasks/:id', { config: { usage: 'task_other', ...TASKS } }, async (request, reply) => {
+    await scheduler.remove(accountOf(request), taskIdOf(request));
+    return reply.status(204).send();
+  });
+
+  app.get('/v1/tasks/:id/runs', { config: { usage: 'read', ...TASKS } }, async (request) => {
+    const base = filesBaseUrl(request, opts.publicUrl);
+    const runs = await scheduler.runs(accountOf(request), taskIdOf(request));
+    return { runs: runs.map((run) => ({ ...run, file: run.file ? `${base}${run.file}` : null })) };
+  });
+}

@@ -1,0 +1,94 @@
+import { describe, expect, it, vi } from 'vitest';
+import { decodeResultMeta } from '@app/messaging';
+import { RenderJob, RenderParams, type RenderFinished, type RenderStarted } from '@app/proto/render';
+import { performRender } from './perform-render.js';
+import type { Renderer } from './ports.js';
+
+const NOW = 1_800_000_000_000;
+
+function setup(renderer?: Renderer) {
+  const puts: { name: string; body: Uint8Array; metadata?: Record<string, string> }[] = [];
+  const finished: RenderFinished[] = [];
+  const started: RenderStarted[] = [];
+  const render = vi.fn<Renderer['render']>(async () => ({ body: Buffer.from([1, 2, 3]), contentType: 'image/png', extension: 'png', headers: { 'x-service-metadata-title': 'T' } }));
+  const perform = performRender({
+    renderer: renderer ?? { render },
+    results: { put: async (name, body, metadata) => void puts.push({ name, body, metadata }) },
+    finished: { publish: async (e) => void finished.push(e), started: async (e) => void started.push(e) },
+    guard: { check: async () => undefined },
+    clock: { now: () => new Date(NOW) },
+    rendererId: 'renderer-1',
+  });
+  return { perform, puts, finished, started, render };
+}
+
+const job = (over: Omit<Partial<RenderJob>, 'params'> & { params?: Partial<RenderParams> } = {}) =>
+  RenderJob.fromPartial({
+    job_id: 'job-1',
+    account_id: 'acc',
+    operation: 'screenshot',
+    deadline_unix_ms: NOW + 5_000,
+    created_unix_ms: NOW - 10,
+    origin: 'api',
+    ...over,
+    params: RenderParams.fromPartial(over.params ?? { html: '<p>x</p>', format: 'png', timeout: 5 }),
+  });
+
+describe('performRender', () => {
+  describe('When a synchronous job succeeds', () => {
+    it('should store a transient result named by the job, with its expiry and owner', async () => {
+      const { perform, puts, finished, started } = setup();
+      await perform(job(), { isLast: false });
+      expect(puts[0]!.name).toBe('job-1');
+      expect(decodeResultMeta(puts[0]!.metadata)).toMatchObject({ accountId: 'acc', kind: 'transient', contentType: 'image/png', expiresUnixMs: NOW + 3_600_000 });
+      expect(finished[0]).toMatchObject({ status: 'succeeded', async: false, format: 'png', result: { object_name: 'job-1', expires_unix_ms: NOW + 3_600_000 } });
+      expect(started).toHaveLength(0);
+    });
+  });
+
+  describe('When an async job with a webhook and a placement succeeds', () => {
+    it('should announce start, keep the file under its placement, and carry everything the consumers need', async () => {
+      const { perform, puts, finished, started } = setup();
+      await perform(
+        job({
+          params: { url: 'https://example.com/', format: 'png', timeout: 5, async: true, webhook_url: 'https://h.example/x', webhook_signed: false, attachment_name: 'a' },
+          deadline_unix_ms: NOW + 65_000,
+          reservation_id: 'res-1',
+          placement: { object_name: 'N'.repeat(43), ttl_ms: 86_400_000, cache_key: 'k' },
+          files_base_url: 'https://api.example/v1/files/',
+        }),
+        { isLast: false },
+      );
+      expect(started).toEqual([{ job_id: 'job-1', account_id: 'acc', started_unix_ms: NOW, renderer_id: 'renderer-1' }]);
+      expect(puts[0]!.name).toBe('N'.repeat(43));
+      expect(decodeResultMeta(puts[0]!.metadata)).toMatchObject({ kind: 'file', expiresUnixMs: NOW + 86_400_000, attachmentName: 'a', headers: { 'x-service-metadata-title': 'T' } });
+      expect(finished[0]).toMatchObject({
+        status: 'succeeded',
+        async: true,
+        reservation_id: 'res-1',
+        webhook_url: 'https://h.example/x',
+        webhook_signed: false,
+        created_unix_ms: NOW - 10,
+        placement: { cache_key: 'k' },
+        files_base_url: 'https://api.example/v1/files/',
+        result: { object_name: 'N'.repeat(43), size: 3, expires_unix_ms: NOW + 86_400_000 },
+      });
+    });
+  });
+
+  describe('When an async job has a long queue allowance', () => {
+    it('should still render within its own timeout', async () => {
+      const { perform, render } = setup();
+      await perform(job({ params: { html: 'x', timeout: 5, async: true }, deadline_unix_ms: NOW + 65_000 }), { isLast: false });
+      expect(render.mock.calls[0]![2]).toBe(5_000);
+    });
+  });
+
+  describe('When the render fails', () => {
+    it('should announce the failure with the webhook fields (the receiver hears about it too)', async () => {
+      const { perform, finished } = setup({ render: async () => Promise.reject(new Error('boom')) });
+      await perform(job({ params: { html: 'x', async: true, webhook_url: 'https://h.example/x' }, reservation_id: 'r' }), { isLast: true });
+      expect(finished[0]).toMatchObject({ status: 'failed', error: { code: 'render_failed' }, webhook_url: 'https://h.example/x', reservation_id: 'r', async: true });
+    });
+  });
+});

@@ -1,0 +1,135 @@
+import { isAppError } from '@app/errors';
+import type { RenderJob, RenderParams } from '@app/proto/render';
+import { decide } from '../domain/task/task.decider.js';
+import type { ActiveTask, RunError } from '../domain/task/task.js';
+import type { AuthQuota, Clock, RenderJobs, TargetGuard, TaskStreams } from './ports.js';
+import { checkTaskQuery, renderFeatures } from './task-query.js';
+
+/** What the transport does with the message afterwards. */
+export type Disposition = { kind: 'done' } | { kind: 'retry'; delayMs: number };
+
+const DONE: Disposition = { kind: 'done' };
+
+/**
+ * A dispatched run whose job may not have reached the queue (a crash between the two) is published again
+ * when its message comes back, but only while the queue still deduplicates the job id (its 2-minute window);
+ * later, a second publish could render twice.
+ */
+export const REPUBLISH_WINDOW_MS = 60_000;
+
+/** Failures worth another delivery: a backing service was unreachable. */
+const RETRYABLE: ReadonlySet<string> = new Set(['service_unavailable', 'internal_error']);
+
+const runError = (err: unknown): RunError =>
+  isAppError(err) && err.code !== 'internal_error'
+    ? { code: err.code, message: err.message }
+    : { code: 'internal_error', message: 'An internal error occurred.' };
+
+/** How long the result file of a run is kept (decisions: async results without a cache TTL live 24 hours). */
+export const RESULT_TTL_MS = 24 * 3_600_000;
+
+function renderJob(task: ActiveTask, runId: string, ids: { jobId: string; fileName: string }, params: RenderParams, now: number): RenderJob {
+  return {
+    job_id: ids.jobId,
+    account_id: task.accountId,
+    operation: task.definition.api,
+    params,
+    deadline_unix_ms: now + (params.timeout ?? 30) * 1000,
+    created_unix_ms: now,
+    origin: 'task',
+    task_id: String(task.taskId),
+    run_id: runId,
+    // Kept as a file (not a transient result): fetchable at <files base URL><name> until it expires.
+    placement: { object_name: ids.fileName, ttl_ms: RESULT_TTL_MS },
+    files_base_url: task.filesBaseUrl,
+  };
+}
+
+/**
+ * Turns a started run into a render job through the same path as an API call: the query is validated with
+ * the operation's rules, the target with the SSRF policy, the account admitted by auth-quota (plan, rate
+ * limit, one unit of quota reserved), then the job is recorded and published. A refusal is a failed run
+ * with the error code. Redelivered messages are harmless: the run's state says what was done already.
+ */
+export function dispatchRun(deps: {
+  streams: TaskStreams;
+  authQuota: AuthQuota;
+  jobs: RenderJobs;
+  guard: TargetGuard;
+  clock: Clock;
+  newId: () => string;
+  /** An unguessable result file name (it is the capability of the file URL). */
+  newFileName: () => string;
+}) {
+  const { streams, authQuota, jobs, guard, clock } = deps;
+
+  const fail = async (taskId: number, runId: string, error: RunError) => {
+    await streams.change(taskId, (state) =>
+      decide({ type: 'FinishRun', data: { runId, outcome: 'failed', error }, metadata: { now: clock.now().getTime() } }, state),
+    );
+  };
+
+  return async (run: { taskId: number; runId: string }, attempt: { isLast: boolean }): Promise<Disposition> => {
+    const { taskId, runId } = run;
+    const { state } = await streams.load(taskId);
+    // Deleted since the claim: it stops at once. Finished already: nothing left to do.
+    if (state.status !== 'Active') return DONE;
+    const open = state.openRuns[runId];
+    if (!open) return DONE;
+    const now = clock.now().getTime();
+
+    const checked = checkTaskQuery(state.definition.api, state.definition.query);
+    if (!checked.params) {
+      const problem = checked.problems[0]!;
+      await fail(taskId, runId, { code: 'invalid_parameter', message: `${problem.parameter}: ${problem.message}` });
+      return DONE;
+    }
+    const { params } = checked;
+
+    if (open.jobId) {
+      if (now - (open.dispatchedAt ?? 0) <= REPUBLISH_WINDOW_MS) {
+        await jobs.publish(renderJob(state, runId, { jobId: open.jobId, fileName: open.fileName ?? deps.newFileName() }, params, now));
+      }
+      return DONE;
+    }
+
+    try {
+      if (params.url) await guard.check(params.url, 'url');
+    } catch (err) {
+      if (!isAppError(err) || RETRYABLE.has(err.code)) throw err;
+      await fail(taskId, runId, runError(err));
+      return DONE;
+    }
+
+    let reservationId: string | undefined;
+    try {
+      ({ reservationId } = await authQuota.admitRun({ accountId: state.accountId, features: ['tasks', ...renderFeatures(params)] }));
+    } catch (err) {
+      const retryable = !isAppError(err) || RETRYABLE.has(err.code);
+      if (retryable && !attempt.isLast) return { kind: 'retry', delayMs: 1_000 };
+      await fail(taskId, runId, runError(err));
+      return DONE;
+    }
+
+    const ids = { jobId: deps.newId(), fileName: deps.newFileName() };
+    let recorded;
+    try {
+      recorded = await streams.change(taskId, (current) =>
+        decide({ type: 'DispatchRun', data: { runId, ...ids, reservationId }, metadata: { now } }, current),
+      );
+    } catch (err) {
+      if (reservationId) await authQuota.release(reservationId).catch(() => undefined);
+      throw err;
+    }
+    if (recorded.events.length === 0) {
+      // Deleted in the meantime (or dispatched by another delivery): this reservation is not needed.
+      if (reservationId) await authQuota.release(reservationId);
+      return DONE;
+    }
+    await jobs.publish(renderJob(state, runId, ids, params, now));
+    return DONE;
+  };
+}
+
+export type DispatchRun = ReturnType<typeof dispatchRun>;
+

@@ -1,0 +1,141 @@
+import { describe, expect, it } from 'vitest';
+import { AppError, errors } from '@app/errors';
+import type { RenderJob } from '@app/proto/render';
+import type { TaskDefinition, TaskEvent } from '../domain/task/task.js';
+import { controlledClock } from '../testing/controlled-clock.js';
+import { memoryTaskStreams } from '../testing/memory-task-streams.js';
+import { recordingAuthQuota } from '../testing/recording-auth-quota.js';
+import { dispatchRun, REPUBLISH_WINDOW_MS } from './dispatch-run.js';
+import type { TargetGuard } from './ports.js';
+
+const DUE = Date.parse('2026-05-01T10:01:00Z');
+const RUN = `3-${DUE / 1000}`;
+const definition: TaskDefinition = {
+  name: 'n',
+  api: 'scrape',
+  query: 'url=https%3A%2F%2Fexample.com%2Fx&format=md',
+  frequency: 'every_minute',
+  crontab: '* * * * *',
+  timezone: 'Etc/UTC',
+};
+const created: TaskEvent = { type: 'TaskCreated', data: { taskId: 3, accountId: 'acc', definition, enabled: true, createdAt: DUE - 30_000 } };
+const started: TaskEvent = { type: 'TaskRunStarted', data: { taskId: 3, runId: RUN, dueAt: DUE, startedAt: DUE + 100 } };
+const FIRST = { isLast: false };
+
+function setup(history: TaskEvent[] = [created, started], guard: TargetGuard = { check: async () => undefined, checkWebhook: async () => undefined }) {
+  const streams = memoryTaskStreams({ 3: history });
+  const auth = recordingAuthQuota();
+  const published: RenderJob[] = [];
+  const clock = controlledClock(DUE + 300);
+  let n = 0;
+  const dispatch = dispatchRun({
+    streams: streams.port,
+    authQuota: auth.port,
+    jobs: { publish: async (job) => void published.push(job) },
+    guard,
+    clock,
+    newId: () => `job-${++n}`,
+    newFileName: () => `file-${n}`,
+  });
+  return { dispatch, streams, auth, published, clock };
+}
+
+const types = (events: TaskEvent[]) => events.map((e) => e.type);
+
+describe('Run dispatch', () => {
+  describe('When a started run is dispatched', () => {
+    it('should admit it, record it, then publish its job with the validated parameters', async () => {
+      const { dispatch, streams, auth, published } = setup();
+      expect(await dispatch({ taskId: 3, runId: RUN }, FIRST)).toEqual({ kind: 'done' });
+      expect(auth.admitted).toEqual([{ accountId: 'acc', features: ['tasks'], reservationId: 'res-1' }]);
+      expect(streams.events(3).at(-1)).toEqual({
+        type: 'TaskRunDispatched',
+        data: { taskId: 3, runId: RUN, jobId: 'job-1', fileName: 'file-1', reservationId: 'res-1', dispatchedAt: DUE + 300 },
+      });
+      expect(published).toHaveLength(1);
+      expect(published[0]).toMatchObject({
+        job_id: 'job-1',
+        operation: 'scrape',
+        origin: 'task',
+        task_id: '3',
+        run_id: RUN,
+        params: { url: 'https://example.com/x', format: 'md' },
+        placement: { object_name: 'file-1' },
+      });
+    });
+  });
+
+  describe('When the message comes back after the job was recorded (a crash before publishing)', () => {
+    it('should publish the same job again while the queue still deduplicates it, and nothing later', async () => {
+      const { dispatch, auth, published, clock } = setup();
+      await dispatch({ taskId: 3, runId: RUN }, FIRST);
+      await dispatch({ taskId: 3, runId: RUN }, FIRST);
+      expect(published.map((j) => [j.job_id, j.placement?.object_name])).toEqual([
+        ['job-1', 'file-1'],
+        ['job-1', 'file-1'],
+      ]);
+      clock.advance(REPUBLISH_WINDOW_MS + 1);
+      await dispatch({ taskId: 3, runId: RUN }, FIRST);
+      expect(published).toHaveLength(2);
+      expect(auth.admitted).toHaveLength(1);
+    });
+  });
+
+  describe('When the task was deleted after the run started', () => {
+    it('should admit nothing and publish nothing', async () => {
+      const deleted: TaskEvent = { type: 'TaskDeleted', data: { taskId: 3, deletedAt: DUE + 200 } };
+      const { dispatch, auth, published } = setup([created, started, deleted]);
+      expect(await dispatch({ taskId: 3, runId: RUN }, FIRST)).toEqual({ kind: 'done' });
+      expect(auth.admitted).toEqual([]);
+      expect(published).toEqual([]);
+    });
+  });
+
+  describe('When auth-quota refuses the run', () => {
+    it('should record a failed run with its code and publish nothing', async () => {
+      const { dispatch, streams, auth, published } = setup();
+      auth.refuse('acc', errors.planUpgradeRequired('tasks'));
+      await dispatch({ taskId: 3, runId: RUN }, FIRST);
+      expect(streams.events(3).at(-1)).toMatchObject({
+        type: 'TaskRunFinished',
+        data: { outcome: 'failed', error: { code: 'plan_upgrade_required', message: 'tasks is available on the Scale plan only.' } },
+      });
+      expect(published).toEqual([]);
+    });
+  });
+
+  describe('When auth-quota cannot be reached', () => {
+    it('should ask for another delivery, and record the failure on the last one', async () => {
+      const { dispatch, streams, auth } = setup();
+      auth.refuse('acc', new AppError('service_unavailable', 'A backing service is unavailable; retry shortly.'));
+      expect(await dispatch({ taskId: 3, runId: RUN }, FIRST)).toEqual({ kind: 'retry', delayMs: 1_000 });
+      expect(types(streams.events(3))).toEqual(['TaskCreated', 'TaskRunStarted']);
+      expect(await dispatch({ taskId: 3, runId: RUN }, { isLast: true })).toEqual({ kind: 'done' });
+      expect(streams.events(3).at(-1)).toMatchObject({ type: 'TaskRunFinished', data: { error: { code: 'service_unavailable' } } });
+    });
+  });
+
+  describe('When the page is not allowed by the SSRF policy', () => {
+    it('should record a failed run without reserving quota', async () => {
+      const guard: TargetGuard = {
+        check: async (_url, parameter) => Promise.reject(errors.targetNotAllowed(parameter, 'the URL must point to a public internet address')),
+        checkWebhook: async () => undefined,
+      };
+      const { dispatch, streams, auth, published } = setup([created, started], guard);
+      await dispatch({ taskId: 3, runId: RUN }, FIRST);
+      expect(streams.events(3).at(-1)).toMatchObject({ type: 'TaskRunFinished', data: { error: { code: 'target_not_allowed' } } });
+      expect(auth.admitted).toEqual([]);
+      expect(published).toEqual([]);
+    });
+  });
+
+  describe('When the run already finished', () => {
+    it('should do nothing', async () => {
+      const done: TaskEvent = { type: 'TaskRunFinished', data: { taskId: 3, runId: RUN, outcome: 'failed', finishedAt: DUE + 200, error: { code: 'x', message: 'y' } } };
+      const { dispatch, auth, published } = setup([created, started, done]);
+      await dispatch({ taskId: 3, runId: RUN }, FIRST);
+      expect(auth.admitted).toEqual([]);
+      expect(published).toEqual([]);
+    });
+  });
+});

@@ -1,0 +1,45 @@
+import type { RenderFinished } from '@app/proto/render';
+import { decide } from '../domain/task/task.decider.js';
+import type { AuthQuota, Clock, TaskStreams } from './ports.js';
+
+/**
+ * Records the outcome of a task run's render and settles its quota reservation: committed when the
+ * render succeeded, released when it failed. Settling first and recording second makes a redelivery
+ * safe: settling again is a no-op, and the record is only appended once.
+ */
+export function finishRun(deps: { streams: TaskStreams; authQuota: AuthQuota; clock: Clock }) {
+  const { streams, authQuota, clock } = deps;
+
+  return async (finished: RenderFinished): Promise<void> => {
+    if (finished.origin !== 'task' || !finished.task_id || !finished.run_id) return;
+    const taskId = Number(finished.task_id);
+    if (!Number.isSafeInteger(taskId) || taskId < 1) return;
+    const runId = finished.run_id;
+    const { state } = await streams.load(taskId);
+    if (state.status === 'Absent') return;
+    const open = state.openRuns[runId];
+    if (!open || (open.jobId && open.jobId !== finished.job_id)) return;
+
+    const succeeded = finished.status === 'succeeded' && finished.result !== undefined;
+    if (open.reservationId) await (succeeded ? authQuota.commit : authQuota.release)(open.reservationId);
+
+    await streams.change(taskId, (current) =>
+      decide(
+        {
+          type: 'FinishRun',
+          data: succeeded
+            ? { runId, outcome: 'succeeded', file: finished.result!.object_name }
+            : {
+                runId,
+                outcome: 'failed',
+                error: { code: finished.error?.code || 'render_failed', message: finished.error?.message || 'The render failed.' },
+              },
+          metadata: { now: clock.now().getTime() },
+        },
+        current,
+      ),
+    );
+  };
+}
+
+export type FinishRun = ReturnType<typeof finishRun>;

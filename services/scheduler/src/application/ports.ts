@@ -1,0 +1,53 @@
+import type { RenderJob } from '@app/proto/render';
+import type { Task, TaskEvent } from '../domain/task/task.js';
+
+export interface Clock {
+  now(): Date;
+}
+
+/** The outcome of a command on a task stream. */
+export interface TaskChange {
+  /** State before the command (what the decision was made on). */
+  before: Task;
+  after: Task;
+  events: TaskEvent[];
+  /** Stream version after the command. */
+  version: number;
+}
+
+/**
+ * Task streams in the event store. `change` reads the stream (from its snapshot), lets `decide` choose the
+ * events and appends them at the version read; on a concurrency conflict it reads again and re-decides.
+ */
+export interface TaskStreams {
+  load(taskId: number): Promise<{ state: Task; version: number }>;
+  change(taskId: number, decide: (state: Task) => TaskEvent[]): Promise<TaskChange>;
+}
+
+/** Allocates task ids: positive integers, unique across every scheduler replica. */
+export interface TaskIds {
+  next(): Promise<number>;
+}
+
+export interface Admission {
+  account: { accountId: string; plan: string };
+  reservationId?: string;
+}
+
+/** auth-quota, as the scheduler's runs need it (a trusted internal caller acting for an account). */
+export interface AuthQuota {
+  admitRun(request: { accountId: string; features: string[] }): Promise<Admission>;
+  commit(reservationId: string): Promise<void>;
+  release(reservationId: string): Promise<void>;
+}
+
+/** The RENDER_JOBS work queue; publishing the same job id twice enqueues it once. */
+export interface RenderJobs {
+  publish(job: RenderJob): Promise<void>;
+}
+
+/** SSRF checks (target_not_allowed, name_not_resolved): pages the browser loads, and webhook targets. */
+export interface TargetGuard {
+  check(url: string, parameter: string): Promise<void>;
+  checkWebhook(url: string, parameter: string): Promise<void>;
+}

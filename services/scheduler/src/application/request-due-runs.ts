@@ -1,0 +1,91 @@
+import { decide } from '../domain/task/task.decider.js';
+import { runIdOf } from '../domain/task/task.js';
+import { dueOccurrence, nextOccurrence } from '../schedule/occurrences.js';
+import type { TaskView, TaskViews } from '../projections/task-views/task-views.js';
+import type { Clock, TaskStreams } from './ports.js';
+
+/** Decisions: after downtime only the most recent missed occurrence runs, and only if less than an hour old. */
+export const CATCH_UP_WINDOW_MS = 3_600_000;
+
+/** Claims at once, at most. */
+const CLAIM_CONCURRENCY = 16;
+
+async function forEachBounded<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+export interface TickResult {
+  /** Runs this replica started (claimed). */
+  started: number;
+  /** Claims another replica (or an earlier tick) had already made. */
+  alreadyClaimed: number;
+}
+
+/**
+ * One tick of the scheduler: every enabled task whose next occurrence has come gets a claim of its due
+ * occurrence, appended to its stream at the version read. Any number of replicas may tick at once: the
+ * store lets exactly one claim of an occurrence commit, and the decider refuses an occurrence that is not
+ * after the last claimed one.
+ */
+export function dueRunRequests(deps: {
+  views: TaskViews;
+  streams: TaskStreams;
+  clock: Clock;
+  onError?: (err: unknown, taskId: number) => void;
+}) {
+  const { views, streams, clock } = deps;
+  /** Next occurrence per task, recomputed whenever the task's stream moves. */
+  const nextDue = new Map<number, { version: number; at: number | undefined }>();
+
+  const since = (t: TaskView) => Math.max(t.scheduleSince, t.lastDueAt ?? Number.NEGATIVE_INFINITY);
+
+  return async function tick(): Promise<TickResult> {
+    await views.catchUp();
+    const now = clock.now().getTime();
+    const due: { taskId: number; dueAt: number }[] = [];
+    const live = new Set<number>();
+    for (const task of views.schedulable()) {
+      live.add(task.id);
+      let entry = nextDue.get(task.id);
+      if (!entry || entry.version !== task.version) {
+        entry = { version: task.version, at: nextOccurrence(task.crontab, task.timezone, since(task)) };
+        nextDue.set(task.id, entry);
+      }
+      if (entry.at === undefined || entry.at > now) continue;
+      const dueAt = dueOccurrence({
+        crontab: task.crontab,
+        timeZone: task.timezone,
+        since: since(task),
+        now,
+        catchUpWindowMs: CATCH_UP_WINDOW_MS,
+      });
+      if (dueAt === undefined) {
+        // Every missed occurrence is too old to catch up: wait for the next one.
+        entry.at = nextOccurrence(task.crontab, task.timezone, now);
+        continue;
+      }
+      due.push({ taskId: task.id, dueAt });
+    }
+    for (const id of nextDue.keys()) if (!live.has(id)) nextDue.delete(id);
+
+    const result: TickResult = { started: 0, alreadyClaimed: 0 };
+    await forEachBounded(due, CLAIM_CONCURRENCY, async ({ taskId, dueAt }) => {
+      try {
+        const change = await streams.change(taskId, (state) =>
+          decide({ type: 'StartRun', data: { runId: runIdOf(taskId, dueAt), dueAt }, metadata: { now } }, state),
+        );
+        if (change.events.length > 0) result.started++;
+        else result.alreadyClaimed++;
+      } catch (err) {
+        deps.onError?.(err, taskId);
+      }
+    });
+    return result;
+  };
+}
+
+export type DueRunTick = ReturnType<typeof dueRunRequests>;

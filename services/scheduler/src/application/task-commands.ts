@@ -1,0 +1,80 @@
+import { hasCode, isAppError } from '@app/errors';
+import { decide, taskNotFound } from '../domain/task/task.decider.js';
+import type { TaskApi } from '../domain/task/task.js';
+import type { TaskView, TaskViews } from '../projections/task-views/task-views.js';
+import type { Clock, TargetGuard, TaskIds, TaskStreams } from './ports.js';
+import { definitionForCreate, definitionForUpdate, type TaskFields } from './task-input.js';
+import { checkTaskQuery } from './task-query.js';
+
+/**
+ * A task whose page or webhook the SSRF policy refuses could never run: a 400 at creation. A name that
+ * does not resolve today may resolve by the time the task runs, so it is accepted (the run records it).
+ */
+async function checkTarget(guard: TargetGuard, api: TaskApi, query: string): Promise<void> {
+  const { params } = checkTaskQuery(api, query);
+  const ignoreUnresolved = (err: unknown) => {
+    if (!(isAppError(err) && hasCode(err, 'name_not_resolved'))) throw err;
+  };
+  if (params?.url) await guard.check(params.url, 'query.url').catch(ignoreUnresolved);
+  if (params?.webhook_url) await guard.checkWebhook(params.webhook_url, 'query.webhook_url').catch(ignoreUnresolved);
+}
+
+/** Create, update and delete: each decided over the task's stream, answered from the caught-up projection. */
+export function taskCommands(deps: { streams: TaskStreams; ids: TaskIds; views: TaskViews; clock: Clock; guard: TargetGuard }) {
+  const { streams, ids, views, clock, guard } = deps;
+
+  const viewAfterWrite = async (accountId: string, taskId: number): Promise<TaskView> => {
+    await views.catchUp();
+    const view = views.get(accountId, taskId);
+    if (!view) throw taskNotFound(taskId);
+    return view;
+  };
+
+  return {
+    async create(accountId: string, fields: TaskFields, opts: { filesBaseUrl?: string | undefined } = {}): Promise<TaskView> {
+      const now = clock.now().getTime();
+      const { definition, enabled } = definitionForCreate(fields, now);
+      await checkTarget(guard, definition.api, definition.query);
+      const taskId = await ids.next();
+      await streams.change(taskId, (state) =>
+        decide(
+          {
+            type: 'CreateTask',
+            data: { taskId, accountId, definition, enabled, ...(opts.filesBaseUrl ? { filesBaseUrl: opts.filesBaseUrl } : {}) },
+            metadata: { now },
+          },
+          state,
+        ),
+      );
+      return viewAfterWrite(accountId, taskId);
+    },
+
+    async update(accountId: string, taskId: number, fields: TaskFields): Promise<TaskView> {
+      const { state } = await streams.load(taskId);
+      if (state.status !== 'Active' || state.accountId !== accountId) throw taskNotFound(taskId);
+      if (fields.api !== undefined || fields.query !== undefined) {
+        const checked = definitionForUpdate(state, fields);
+        await checkTarget(guard, checked.definition.api, checked.definition.query);
+      }
+      await streams.change(taskId, (current) => {
+        // Validated again on the state the append is decided on (it may have moved since the check above).
+        if (current.status !== 'Active' || current.accountId !== accountId) throw taskNotFound(taskId);
+        const { definition, enabled } = definitionForUpdate(current, fields);
+        return decide(
+          { type: 'UpdateTask', data: { taskId, accountId, definition, enabled }, metadata: { now: clock.now().getTime() } },
+          current,
+        );
+      });
+      return viewAfterWrite(accountId, taskId);
+    },
+
+    async remove(accountId: string, taskId: number): Promise<void> {
+      await streams.change(taskId, (state) =>
+        decide({ type: 'DeleteTask', data: { taskId, accountId }, metadata: { now: clock.now().getTime() } }, state),
+      );
+      await views.catchUp();
+    },
+  };
+}
+
+export type TaskCommands = ReturnType<typeof taskCommands>;

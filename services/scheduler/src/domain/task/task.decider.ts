@@ -1,0 +1,177 @@
+import { AppError } from '@app/errors';
+import type { ActiveTask, OpenRun, Task, TaskCommand, TaskDefinition, TaskEvent } from './task.js';
+
+/** Unfinished runs older than this are dropped from the state (their render outcome never came back). */
+export const STALE_OPEN_RUN_MS = 24 * 3_600_000;
+
+const DEFINITION_FIELDS = ['name', 'api', 'query', 'frequency', 'crontab', 'timezone'] as const;
+const SCHEDULE_FIELDS: ReadonlySet<string> = new Set(['frequency', 'crontab', 'timezone']);
+
+/** The same answer for a task that does not exist, was deleted or belongs to another account. */
+export const taskNotFound = (taskId: number | string) => new AppError('task_not_found', `Task ${taskId} was not found.`);
+
+export const initialState = (): Task => ({ status: 'Absent' });
+
+const withoutRun = (runs: Record<string, OpenRun>, runId: string): Record<string, OpenRun> => {
+  const { [runId]: _removed, ...rest } = runs;
+  return rest;
+};
+
+const withoutStaleRuns = (runs: Record<string, OpenRun>, now: number): Record<string, OpenRun> =>
+  Object.fromEntries(Object.entries(runs).filter(([, r]) => now - r.startedAt < STALE_OPEN_RUN_MS));
+
+export function evolve(state: Task, event: TaskEvent): Task {
+  switch (event.type) {
+    case 'TaskCreated': {
+      const d = event.data;
+      return {
+        status: 'Active',
+        taskId: d.taskId,
+        accountId: d.accountId,
+        definition: d.definition,
+        enabled: d.enabled,
+        createdAt: d.createdAt,
+        ...(d.filesBaseUrl ? { filesBaseUrl: d.filesBaseUrl } : {}),
+        scheduleSince: d.createdAt,
+        lastDueAt: null,
+        runs: 0,
+        lastRunAt: null,
+        openRuns: {},
+      };
+    }
+    case 'TaskUpdated': {
+      if (state.status !== 'Active') return state;
+      const { changes, updatedAt } = event.data;
+      const scheduleChanged = Object.keys(changes).some((k) => SCHEDULE_FIELDS.has(k));
+      return {
+        ...state,
+        definition: { ...state.definition, ...changes },
+        scheduleSince: scheduleChanged ? updatedAt : state.scheduleSince,
+      };
+    }
+    case 'TaskEnabled':
+      return state.status === 'Active' ? { ...state, enabled: true, scheduleSince: event.data.enabledAt } : state;
+    case 'TaskDisabled':
+      return state.status === 'Active' ? { ...state, enabled: false } : state;
+    case 'TaskDeleted':
+      return state.status === 'Active'
+        ? { status: 'Deleted', taskId: state.taskId, accountId: state.accountId, openRuns: state.openRuns }
+        : state;
+    case 'TaskRunStarted': {
+      if (state.status !== 'Active') return state;
+      const { runId, dueAt, startedAt } = event.data;
+      return {
+        ...state,
+        lastDueAt: dueAt,
+        runs: state.runs + 1,
+        lastRunAt: startedAt,
+        openRuns: { ...withoutStaleRuns(state.openRuns, startedAt), [runId]: { dueAt, startedAt } },
+      };
+    }
+    case 'TaskRunDispatched': {
+      if (state.status === 'Absent') return state;
+      const { runId, jobId, fileName, reservationId, dispatchedAt } = event.data;
+      const run = state.openRuns[runId];
+      if (!run) return state;
+      const dispatched: OpenRun = { ...run, jobId, fileName, dispatchedAt, ...(reservationId ? { reservationId } : {}) };
+      return { ...state, openRuns: { ...state.openRuns, [runId]: dispatched } };
+    }
+    case 'TaskRunFinished':
+      return state.status === 'Absent' ? state : { ...state, openRuns: withoutRun(state.openRuns, event.data.runId) };
+    default: {
+      const unknown: never = event;
+      return unknown;
+    }
+  }
+}
+
+/** The task of `accountId`, or task_not_found (absent, deleted, or someone else's). */
+function ownedBy(state: Task, accountId: string, taskId: number): ActiveTask {
+  if (state.status !== 'Active' || state.accountId !== accountId) throw taskNotFound(taskId);
+  return state;
+}
+
+function changedFields(current: TaskDefinition, next: TaskDefinition): Partial<TaskDefinition> {
+  const changes: Partial<TaskDefinition> = {};
+  for (const field of DEFINITION_FIELDS) {
+    if (current[field] !== next[field]) Object.assign(changes, { [field]: next[field] });
+  }
+  return changes;
+}
+
+/**
+ * Decides what a command changes. Broken invariants throw (`task_not_found`); commands that are already
+ * satisfied decide nothing, which makes run claims, dispatches and finishes idempotent.
+ */
+export function decide(command: TaskCommand, state: Task): TaskEvent[] {
+  const { now } = command.metadata;
+  switch (command.type) {
+    case 'CreateTask': {
+      if (state.status !== 'Absent') throw new AppError('conflict', `Task ${command.data.taskId} already exists.`);
+      const { taskId, accountId, definition, enabled, filesBaseUrl } = command.data;
+      return [
+        { type: 'TaskCreated', data: { taskId, accountId, definition, enabled, createdAt: now, ...(filesBaseUrl ? { filesBaseUrl } : {}) } },
+      ];
+    }
+    case 'UpdateTask': {
+      const task = ownedBy(state, command.data.accountId, command.data.taskId);
+      const events: TaskEvent[] = [];
+      const { definition, enabled } = command.data;
+      const changes = definition ? changedFields(task.definition, definition) : {};
+      if (Object.keys(changes).length > 0) {
+        events.push({ type: 'TaskUpdated', data: { taskId: task.taskId, changes, updatedAt: now } });
+      }
+      if (enabled === true && !task.enabled) events.push({ type: 'TaskEnabled', data: { taskId: task.taskId, enabledAt: now } });
+      if (enabled === false && task.enabled) events.push({ type: 'TaskDisabled', data: { taskId: task.taskId, disabledAt: now } });
+      return events;
+    }
+    case 'DeleteTask': {
+      const task = ownedBy(state, command.data.accountId, command.data.taskId);
+      return [{ type: 'TaskDeleted', data: { taskId: task.taskId, deletedAt: now } }];
+    }
+    case 'StartRun': {
+      const { runId, dueAt } = command.data;
+      // A disabled or deleted task never runs; an occurrence is claimed once, and never one older than the last.
+      if (state.status !== 'Active' || !state.enabled) return [];
+      if (dueAt <= state.scheduleSince || (state.lastDueAt !== null && dueAt <= state.lastDueAt)) return [];
+      return [{ type: 'TaskRunStarted', data: { taskId: state.taskId, runId, dueAt, startedAt: now } }];
+    }
+    case 'DispatchRun': {
+      // Deleting a task stops it at once: a run not yet handed to the renderers never is.
+      if (state.status !== 'Active') return [];
+      const { runId, jobId, fileName, reservationId } = command.data;
+      const run = state.openRuns[runId];
+      if (!run || run.jobId) return [];
+      return [
+        {
+          type: 'TaskRunDispatched',
+          data: { taskId: state.taskId, runId, jobId, fileName, ...(reservationId ? { reservationId } : {}), dispatchedAt: now },
+        },
+      ];
+    }
+    case 'FinishRun': {
+      if (state.status !== 'Active') return [];
+      const { runId, outcome, file, error } = command.data;
+      if (!state.openRuns[runId]) return [];
+      return [
+        {
+          type: 'TaskRunFinished',
+          data: {
+            taskId: state.taskId,
+            runId,
+            outcome,
+            finishedAt: now,
+            ...(file !== undefined ? { file } : {}),
+            ...(error !== undefined ? { error } : {}),
+          },
+        },
+      ];
+    }
+    default: {
+      const unknown: never = command;
+      return unknown;
+    }
+  }
+}
+
+export const taskDecider = { initialState, evolve, decide };

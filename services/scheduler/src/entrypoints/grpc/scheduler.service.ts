@@ -1,0 +1,106 @@
+import { AppError } from '@app/errors';
+import type { Logger } from '@app/logging';
+import { unaryHandler } from '@app/rpc';
+import type { SchedulerServiceServer, Task as TaskMessage, TaskRun as TaskRunMessage } from '@app/proto/scheduler';
+import { taskNotFound } from '../../domain/task/task.decider.js';
+import type { TaskCommands } from '../../application/task-commands.js';
+import type { RunView, TaskView, TaskViews } from '../../projections/task-views/task-views.js';
+
+const seconds = (ms: number) => Math.floor(ms / 1000);
+
+export const toTaskMessage = (t: TaskView): TaskMessage => ({
+  id: t.id,
+  name: t.name,
+  api: t.api,
+  query: t.query,
+  frequency: t.frequency,
+  crontab: t.crontab,
+  timezone: t.timezone,
+  enabled: t.enabled,
+  created: seconds(t.created),
+  last_run: t.lastRun === null ? undefined : seconds(t.lastRun),
+  runs: t.runs,
+});
+
+export const toTaskRunMessage = (r: RunView): TaskRunMessage => ({
+  run_id: r.runId,
+  task_id: r.taskId,
+  due: seconds(r.dueAt),
+  started: seconds(r.startedAt),
+  finished: r.finishedAt === null ? undefined : seconds(r.finishedAt),
+  status: r.status,
+  file: r.file ?? undefined,
+  error_code: r.error?.code,
+  error_message: r.error?.message,
+});
+
+function accountOf(req: { account_id: string }): string {
+  if (!req.account_id) {
+    throw new AppError('invalid_parameter', 'account_id is required.', {
+      details: [{ parameter: 'account_id', message: 'account_id is required' }],
+    });
+  }
+  return req.account_id;
+}
+
+/** SchedulerService: every call is scoped to the account; another account's task is task_not_found. */
+export function schedulerService(deps: { commands: TaskCommands; views: TaskViews; logger: Logger }): SchedulerServiceServer {
+  const { commands, views, logger } = deps;
+  const h = <Req, Res>(fn: (req: Req) => Promise<Res>) => unaryHandler<Req, Res>(fn, logger);
+
+  const ownedView = async (accountId: string, id: number) => {
+    await views.catchUp();
+    const view = views.get(accountId, id);
+    if (!view) throw taskNotFound(id);
+    return view;
+  };
+
+  return {
+    createTask: h(async (req) => {
+      const view = await commands.create(accountOf(req), {
+        name: req.name,
+        api: req.api,
+        query: req.query,
+        frequency: req.frequency,
+        crontab: req.crontab,
+        timezone: req.timezone,
+        enabled: req.enabled,
+      }, { filesBaseUrl: req.files_base_url });
+      return { task: toTaskMessage(view) };
+    }),
+
+    getTask: h(async (req) => ({ task: toTaskMessage(await ownedView(accountOf(req), req.id)) })),
+
+    listTasks: h(async (req) => {
+      const accountId = accountOf(req);
+      await views.catchUp();
+      return { tasks: views.list(accountId).map(toTaskMessage) };
+    }),
+
+    updateTask: h(async (req) => {
+      const view = await commands.update(accountOf(req), req.id, {
+        name: req.name,
+        api: req.api,
+        query: req.query,
+        frequency: req.frequency,
+        crontab: req.crontab,
+        timezone: req.timezone,
+        enabled: req.enabled,
+      });
+      return { task: toTaskMessage(view) };
+    }),
+
+    deleteTask: h(async (req) => {
+      await commands.remove(accountOf(req), req.id);
+      return {};
+    }),
+
+    listTaskRuns: h(async (req) => {
+      const accountId = accountOf(req);
+      await views.catchUp();
+      const runs = views.runs(accountId, req.id);
+      if (!runs) throw taskNotFound(req.id);
+      return { runs: runs.map(toTaskRunMessage) };
+    }),
+  };
+}

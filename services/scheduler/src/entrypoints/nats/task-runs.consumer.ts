@@ -1,0 +1,28 @@
+import { SCHEDULER_TASK_RUNS_CONSUMER, ack, pullWorkers, term, type JetStreamClient } from '@app/messaging';
+import type { Logger } from '@app/logging';
+import { RenderFinished } from '@app/proto/render';
+import type { FinishRun } from '../../application/finish-run.js';
+
+/** RenderFinished events: those of task runs (origin `task`) are recorded; the others are acked and skipped. */
+export function taskRunsConsumer(deps: { js: JetStreamClient; finish: FinishRun; concurrency: number; logger: Logger }) {
+  const { stream, config } = SCHEDULER_TASK_RUNS_CONSUMER;
+  return pullWorkers({
+    js: deps.js,
+    stream,
+    durable: config.durable_name,
+    concurrency: deps.concurrency,
+    logger: deps.logger,
+    span: () => ({ name: 'record task run outcome' }),
+    async handle(msg) {
+      let finished: RenderFinished;
+      try {
+        finished = RenderFinished.decode(msg.data);
+      } catch (err) {
+        deps.logger.error({ err }, 'undecodable render outcome: dropped');
+        return term;
+      }
+      await deps.finish(finished);
+      return ack;
+    },
+  });
+}

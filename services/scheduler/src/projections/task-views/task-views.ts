@@ -1,0 +1,93 @@
+import type { EventStore, StoredEvent } from '@app/event-store';
+import { TASK_EVENT_TYPES, taskIdOfStream } from '../../domain/task/task.js';
+import { evolveRunHistory, evolveTaskView, type RunView, type TaskView, type VersionedTaskEvent } from './task-views.projection.js';
+
+export type { RunView, TaskView };
+
+const PAGE = 1_000;
+
+/** The read side of tasks: current tasks and run histories, caught up from the store's global order. */
+export interface TaskViews {
+  /** Applies every event committed so far (by any replica); concurrent callers share one read. */
+  catchUp(): Promise<void>;
+  get(accountId: string, taskId: number): TaskView | undefined;
+  list(accountId: string): TaskView[];
+  /** Newest first; undefined when the task is not the account's. */
+  runs(accountId: string, taskId: number): RunView[] | undefined;
+  /** Enabled tasks, for the ticker. */
+  schedulable(): TaskView[];
+  /** Global position of the last applied event. */
+  position(): number;
+}
+
+export const toVersionedTaskEvent = (e: StoredEvent): VersionedTaskEvent =>
+  ({ type: e.type, data: e.data, version: e.version }) as VersionedTaskEvent;
+
+/**
+ * The projection held in memory, rebuilt from position 0 when a replica starts and caught up from its
+ * checkpoint afterwards; events at or below the checkpoint are never applied twice. Every replica reads
+ * the same store, so a catch-up gives read-your-writes across replicas.
+ */
+export function taskViews(store: EventStore, opts: { runHistoryLimit: number }): TaskViews {
+  const tasks = new Map<number, TaskView>();
+  const histories = new Map<number, RunView[]>();
+  let checkpoint = 0;
+  let running: Promise<void> | undefined;
+  let queued: Promise<void> | undefined;
+
+  const apply = (e: StoredEvent) => {
+    const taskId = taskIdOfStream(e.streamId);
+    if (taskId === undefined || !TASK_EVENT_TYPES.has(e.type)) return;
+    const event = toVersionedTaskEvent(e);
+    const view = evolveTaskView(tasks.get(taskId) ?? null, event);
+    if (view) tasks.set(taskId, view);
+    else tasks.delete(taskId);
+    const runs = evolveRunHistory(histories.get(taskId) ?? [], event, opts.runHistoryLimit);
+    if (view && runs.length > 0) histories.set(taskId, runs);
+    else histories.delete(taskId);
+  };
+
+  const readNewEvents = async () => {
+    for (;;) {
+      const page = await store.readAll({ after: checkpoint, limit: PAGE });
+      for (const e of page) {
+        if (e.globalPosition <= checkpoint) continue;
+        apply(e);
+        checkpoint = e.globalPosition;
+      }
+      if (page.length < PAGE) return;
+    }
+  };
+
+  const catchUp = (): Promise<void> => {
+    // One read at a time; callers arriving during a read share the next one (which sees their writes).
+    if (queued) return queued;
+    const previous = running ?? Promise.resolve();
+    const next: Promise<void> = previous
+      .catch(() => undefined)
+      .then(() => {
+        queued = undefined;
+        running = next;
+        return readNewEvents();
+      })
+      .finally(() => {
+        if (running === next) running = undefined;
+      });
+    queued = next;
+    return next;
+  };
+
+  const owned = (accountId: string, taskId: number) => {
+    const view = tasks.get(taskId);
+    return view && view.accountId === accountId ? view : undefined;
+  };
+
+  return {
+    catchUp,
+    get: owned,
+    list: (accountId) => [...tasks.values()].filter((t) => t.accountId === accountId).sort((a, b) => a.id - b.id),
+    runs: (accountId, taskId) => (owned(accountId, taskId) ? [...(histories.get(taskId) ?? [])].reverse() : undefined),
+    schedulable: () => [...tasks.values()].filter((t) => t.enabled),
+    position: () => checkpoint,
+  };
+}

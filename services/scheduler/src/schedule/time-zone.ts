@@ -1,0 +1,36 @@
+/** IANA zone names as written in the tz database: `Area/Location`, `Etc/UTC`, `UTC`, `EST`; no offsets. */
+const IANA_NAME = /^[A-Z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+){0,2}$/;
+
+/** True for a time zone name of the IANA database that this runtime knows (ICU). */
+export function isIanaTimeZone(name: string): boolean {
+  if (!IANA_NAME.test(name)) return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export interface LocalTime {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+}
+
+/** The wall-clock time of an instant in a zone. */
+export function localTime(instant: number, timeZone: string): LocalTime {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+  }).formatToParts(new Date(instant));
+  const get = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((p) => p.type === type)?.value);
+  return { year: get('year'), month: get('month'), day: get('day'), hour: get('hour'), minute: get('minute') };
+}

@@ -1,0 +1,40 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connectNats, ensureTopology, jetstreamManager, type NatsConnection } from '@app/messaging';
+import { startNatsServer } from '@app/stack';
+
+/** A real nats-server with JetStream on a temporary store, with the system's topology. */
+export async function startTestNats() {
+  const dir = mkdtempSync(join(tmpdir(), 'scheduler-nats-'));
+  const server = await startNatsServer({ storeDir: dir });
+  const nc = await connectNats({ servers: server.url, name: 'scheduler-test' });
+  await ensureTopology(nc);
+  return {
+    url: server.url,
+    nc,
+    async stop() {
+      await nc.close();
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface StoredMessage {
+  subject: string;
+  msgId: string | undefined;
+  data: Uint8Array;
+}
+
+/** Every message a stream holds now, in order, with its Nats-Msg-Id (read by sequence: work queues allow no other consumer). */
+export async function streamMessages(nc: NatsConnection, stream: string): Promise<StoredMessage[]> {
+  const jsm = await jetstreamManager(nc);
+  const { state } = await jsm.streams.info(stream);
+  const out: StoredMessage[] = [];
+  for (let seq = state.first_seq; state.messages > 0 && seq <= state.last_seq; seq++) {
+    const m = await jsm.streams.getMessage(stream, { seq }).catch(() => null);
+    if (m) out.push({ subject: m.subject, msgId: m.header?.get('Nats-Msg-Id') || undefined, data: m.data });
+  }
+  return out;
+}

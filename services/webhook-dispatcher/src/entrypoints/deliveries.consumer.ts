@@ -1,0 +1,38 @@
+import { WEBHOOK_DELIVERIES_CONSUMER, ack, pullWorkers, term, type JetStreamClient, type PullWorkers } from '@app/messaging';
+import { RenderFinished } from '@app/proto/render';
+import { trace } from '@app/telemetry';
+import type { Logger } from '@app/logging';
+import type { DeliverWebhook } from '../application/deliver-webhook.js';
+
+/**
+ * Pulls finished renders from the dispatcher replicas' shared durable consumer; `concurrency` workers
+ * each ask for one message only when idle. The disposition is JetStream's: ack (done), nak(delay) (the
+ * next attempt's time), term (stop). An attempt in progress heartbeats well inside the ack wait, so it
+ * is never redelivered elsewhere while it runs.
+ */
+export function deliveriesConsumer(deps: { js: JetStreamClient; deliver: DeliverWebhook; concurrency: number; logger: Logger }): PullWorkers {
+  const { deliver, logger } = deps;
+  return pullWorkers({
+    js: deps.js,
+    stream: WEBHOOK_DELIVERIES_CONSUMER.stream,
+    durable: WEBHOOK_DELIVERIES_CONSUMER.config.durable_name,
+    concurrency: deps.concurrency,
+    logger,
+    heartbeatMs: 10_000,
+    errorDelayMs: 5_000,
+    span: () => ({ name: 'webhook delivery' }),
+    async handle(msg) {
+      let event: RenderFinished;
+      try {
+        event = RenderFinished.decode(msg.data);
+      } catch (err) {
+        logger.error({ err, subject: msg.subject }, 'undecodable finished render: dropped');
+        return term;
+      }
+      if (!event.webhook_url) return ack;
+      trace.getActiveSpan()?.setAttribute('render.job_id', event.job_id);
+      // The domain's disposition has the shape of the transport's.
+      return deliver(event);
+    },
+  });
+}
