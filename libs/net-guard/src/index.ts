@@ -4,3 +4,4 @@ export { startEgressProxy, type EgressProxy, type EgressProxyOptions } from './e
 export type { BlockedRequest } from './proxy-context.js';
 export { pinnedLookup } from './pinned-lookup.js';
 export { systemLookup, type LookupFn, type LookupAddress } from './lookup.js';
+export * from './webhook-policy.js';

@@ -1,6 +1,6 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { checkTargetUrl, pinnedLookup, type LookupFn } from '@app/net-guard';
+import { checkWebhookUrl, pinnedLookup, type LookupFn } from '@app/net-guard';
 import type { AttemptOutcome } from '../domain/delivery-decision.js';
 import type { WebhookSender } from '../application/ports.js';
 
@@ -15,8 +15,6 @@ export interface SenderOptions {
   ca?: string | Buffer | undefined;
   lookup?: LookupFn | undefined;
 }
-
-const isLoopback = (address: string) => address === '::1' || address.startsWith('127.') || address === '::ffff:127.0.0.1';
 
 /** Retry-After as milliseconds (delta seconds or an HTTP date). */
 export function retryAfterMs(value: string | string[] | undefined, nowMs: number): number | undefined {
@@ -38,18 +36,11 @@ export function pinnedWebhookSender(opts: SenderOptions): WebhookSender {
     async send(url, body, headers) {
       let target;
       try {
-        target = await checkTargetUrl(url, {
-          parameter: 'webhook_url',
-          allowPrivate: opts.allowPrivate,
-          schemes: opts.allowPrivate ? ['https', 'http'] : ['https'],
-          lookup: opts.lookup,
-        });
+        target = await checkWebhookUrl(url, { parameter: 'webhook_url', allowPrivate: opts.allowPrivate, lookup: opts.lookup });
       } catch {
         return { kind: 'target_not_allowed' };
       }
       const { url: parsed, addresses } = target;
-      if (parsed.username || parsed.password) return { kind: 'target_not_allowed' };
-      if (parsed.protocol === 'http:' && !addresses.every(isLoopback)) return { kind: 'target_not_allowed' };
 
       const request = parsed.protocol === 'https:' ? httpsRequest : httpRequest;
       return new Promise<AttemptOutcome>((resolve) => {
