@@ -10,6 +10,7 @@ import { latencyScenario } from './scenarios/latency.js';
 import { throughputScenario } from './scenarios/throughput.js';
 import { httpLoad } from './scenarios/http-load.js';
 import { memoryScenario } from './scenarios/memory.js';
+import { schedulerScenario } from './scenarios/scheduler.js';
 import { round } from './stats.js';
 import { formatTable, type Row } from './report.js';
 
@@ -51,6 +52,23 @@ try {
     rows.push({ scenario: `(2) screenshots, concurrency ${concurrency}`, metric: 'renders/s', ours: round(r.ours, 2), a: round(r.freshContext, 2), higherIsBetter: true });
   }
 
+  log('cache hits');
+  const cached = { url, cache: true, cache_ttl: 3600 };
+  const prime = await client.call('/v1/screenshot', cached);
+  const check = await client.call('/v1/screenshot', cached);
+  if (prime.status !== 200 || check.headers['x-service-cache'] !== 'HIT') throw new Error(`cache not hit (${check.status} ${String(check.headers['x-service-cache'])})`);
+  const hits = await httpLoad({
+    url: `https://127.0.0.1:${stack.port}/v1/screenshot`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-access-key': stack.demo.accessKey },
+    body: JSON.stringify(cached),
+    connections: 32,
+    seconds: quick ? 3 : 10,
+  });
+  results.cacheHits = hits;
+  rows.push({ scenario: '(3) cache hits over HTTPS', metric: 'requests/s', ours: round(hits.requestsPerSecond, 0), higherIsBetter: true });
+  rows.push({ scenario: '(3) cache hits over HTTPS', metric: 'p99 ms', ours: round(hits.p99Ms, 2) });
+
   log('rejected requests (bad key)');
   const rejected = await httpLoad({
     url: `https://127.0.0.1:${stack.port}/v1/screenshot`,
@@ -74,6 +92,26 @@ try {
   client.close();
   await baselines.close();
   await stack.stop();
+}
+
+// (6) The scheduler alone: no renderer, a recording subscriber sees the render jobs.
+try {
+  log('scheduler: starting a stack without renderers');
+  const schedulerStack = await startTestStack({
+    renderers: 0,
+    env: { ALLOW_PRIVATE_TARGETS: '1', LOG_LEVEL: 'warn', PLAN_SCALE_RATE_LIMIT: '100000000', PLAN_SCALE_QUOTA: '100000000' },
+  });
+  try {
+    const tasks = quick ? 1_000 : 10_000;
+    const r = await schedulerScenario({ stack: schedulerStack, tasks, url, log });
+    results.scheduler = r;
+    rows.push({ scenario: `(6) ${tasks} every_minute tasks: due → job published`, metric: 'p50 ms', ours: round(r.p50Ms) });
+    rows.push({ scenario: `(6) ${tasks} every_minute tasks: due → job published`, metric: 'p99 ms', ours: round(r.p99Ms) });
+    rows.push({ scenario: `(6) ${tasks} every_minute tasks: jobs published in the minute`, metric: 'count', ours: r.jobs });
+  } finally {
+    await schedulerStack.stop();
+  }
+} finally {
   await fixture.close();
 }
 

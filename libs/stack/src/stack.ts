@@ -33,6 +33,7 @@ export interface Stack {
   /** Ports of every edge-http replica (the first is `port`). */
   edgePorts: number[];
   authQuotaAddress: string;
+  schedulerAddress: string;
   /** PEM of the self-signed certificate, for clients that should trust it. */
   certPem: string;
   natsUrl: string;
@@ -142,6 +143,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       port,
       edgePorts,
       authQuotaAddress,
+      schedulerAddress,
       certPem: tls.certPem,
       natsUrl,
       demo,

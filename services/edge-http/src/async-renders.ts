@@ -15,6 +15,7 @@ import { natsJobPublisher } from './adapters/nats-job-publisher.js';
 import { kvRenderStatus } from './adapters/kv-render-status.js';
 import { kvCacheIndex } from './adapters/kv-cache-index.js';
 import { objectStoreFiles } from './adapters/object-store-files.js';
+import { memoizedFiles } from './adapters/memoized-files.js';
 import { netGuardWebhook } from './adapters/net-guard-webhook.js';
 import { renderEventsConsumer } from './entrypoints/render-events.consumer.js';
 import { expirySweeper } from './entrypoints/expiry-sweeper.js';
@@ -36,7 +37,8 @@ export function buildAsyncRenders(d: {
   statusKv: KV;
   cacheKv: KV;
 }) {
-  const files = objectStoreFiles(d.objects);
+  // Cache hits are served from memory when this edge has read the file before.
+  const files = memoizedFiles(objectStoreFiles(d.objects), { maxBytes: d.config.fileMemoryBytes });
   const index = kvCacheIndex(d.cacheKv);
   const statuses = kvRenderStatus(d.statusKv);
   const jobs = natsJobPublisher(d.js);

@@ -19,6 +19,8 @@ const schema = z
     EDGE_BODY_LIMIT_BYTES: envInt(6 * 1024 * 1024, 1_024),
     /** How long a refused access key is answered 401 without asking auth-quota (0 turns it off). */
     EDGE_REFUSED_KEY_TTL_MS: envInt(10_000, 0, 600_000),
+    /** Memory each edge may use to keep result files it serves often (cache hits). */
+    EDGE_FILE_MEMORY_BYTES: envInt(256 * 1024 * 1024, 0),
     /** Public origin for result file URLs (e.g. https://api.example.com); default: the request's origin. */
     EDGE_PUBLIC_URL: envOptional(),
     /** How long an async job may wait in the queue before its render starts (keep it under auth-quota's reservation TTL). */
@@ -46,6 +48,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env) {
     renderWaitMarginMs: c.EDGE_RENDER_WAIT_MARGIN_MS,
     bodyLimitBytes: c.EDGE_BODY_LIMIT_BYTES,
     refusedKeyTtlMs: c.EDGE_REFUSED_KEY_TTL_MS,
+    fileMemoryBytes: c.EDGE_FILE_MEMORY_BYTES,
     publicUrl: c.EDGE_PUBLIC_URL,
     asyncQueueWaitMs: c.EDGE_ASYNC_QUEUE_WAIT_MS,
     sweepIntervalMs: c.EDGE_SWEEP_INTERVAL_MS,
