@@ -6,7 +6,6 @@ export interface Row {
   a?: number;
   /** Baseline (b): one reused page. */
   b?: number;
-  higherIsBetter?: boolean;
 }
 
 const ratio = (ours: number, base: number | undefined) => (base === undefined || !base ? '' : `${(ours / base).toFixed(2)}x`);

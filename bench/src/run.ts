@@ -1,10 +1,12 @@
 // npm run bench: the service against the raw-browser limit on the same machine, in the same run.
+// BENCH_QUICK=1 shortens every scenario; BENCH_SCENARIOS=1,6 runs only those.
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from '@app/stack';
-import { startFixtureServer, startTestStack } from '@app/testkit';
-import { startBaselines } from './baselines.js';
-import { serviceClient } from './client.js';
+import { startFixtureServer, startTestStack, type TestStack } from '@app/testkit';
+import { startBaselines, type Baselines } from './baselines.js';
+import { serviceClient, type ServiceClient } from './client.js';
 import { BENCH_ROUTES } from './fixture-page.js';
 import { latencyScenario } from './scenarios/latency.js';
 import { throughputScenario } from './scenarios/throughput.js';
@@ -15,102 +17,118 @@ import { round } from './stats.js';
 import { formatTable, type Row } from './report.js';
 
 const quick = process.env.BENCH_QUICK === '1';
+const only = new Set((process.env.BENCH_SCENARIOS ?? '').split(',').filter(Boolean).map(Number));
+const want = (n: number) => only.size === 0 || only.has(n);
 const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
 
-const fixture = await startFixtureServer(BENCH_ROUTES);
-const url = `${fixture.origin}/bench`;
-log('starting the stack');
-const stack = await startTestStack({
-  renderers: 1,
-  env: {
-    ALLOW_PRIVATE_TARGETS: '1',
-    LOG_LEVEL: 'warn',
-    RENDERER_CONCURRENCY: '8',
-    PLAN_SCALE_RATE_LIMIT: '100000000',
-    PLAN_SCALE_QUOTA: '100000000',
-  },
-});
-const baselines = await startBaselines();
-const client = serviceClient({ baseUrl: `https://127.0.0.1:${stack.port}`, ca: stack.certPem, accessKey: stack.demo.accessKey });
+const UNLIMITED = { PLAN_SCALE_RATE_LIMIT: '100000000', PLAN_SCALE_QUOTA: '100000000' };
 const rows: Row[] = [];
-const results: Record<string, unknown> = { date: new Date().toISOString(), machine: { cores: (await import('node:os')).cpus().length } };
+const results: Record<string, unknown> = { date: new Date().toISOString(), machine: { cores: cpus().length }, quick };
 
-try {
+interface Ctx {
+  url: string;
+  stack: TestStack;
+  client: ServiceClient;
+  baselines: Baselines;
+}
+
+async function latency(ctx: Ctx) {
   for (const operation of ['screenshot', 'pdf', 'scrape'] as const) {
+    if (!want(operation === 'screenshot' ? 1 : 5)) continue;
     log(`latency: ${operation}`);
-    const r = await latencyScenario({ operation, url, client, baselines, warmup: 5, runs: quick ? 10 : operation === 'screenshot' ? 60 : 30 });
+    const runs = quick ? 10 : operation === 'screenshot' ? 60 : 30;
+    const r = await latencyScenario({ operation, url: ctx.url, client: ctx.client, baselines: ctx.baselines, warmup: 5, runs });
     results[`latency_${operation}`] = r;
     const scenario = operation === 'screenshot' ? '(1) screenshot, one at a time' : `(5) ${operation}, one at a time`;
     rows.push({ scenario, metric: 'p50 ms', ours: round(r.ours.p50), a: round(r.freshContext.p50), b: round(r.reusedPage.p50) });
     rows.push({ scenario, metric: 'p99 ms', ours: round(r.ours.p99), a: round(r.freshContext.p99), b: round(r.reusedPage.p99) });
   }
-
-  for (const concurrency of [4, 8]) {
-    log(`throughput at concurrency ${concurrency}`);
-    const r = await throughputScenario({ url, client, baselines, concurrency, renders: quick ? 16 : 64, rounds: 3 });
-    results[`throughput_c${concurrency}`] = r;
-    rows.push({ scenario: `(2) screenshots, concurrency ${concurrency}`, metric: 'renders/s', ours: round(r.ours, 2), a: round(r.freshContext, 2), higherIsBetter: true });
-  }
-
-  log('cache hits');
-  const cached = { url, cache: true, cache_ttl: 3600 };
-  const prime = await client.call('/v1/screenshot', cached);
-  const check = await client.call('/v1/screenshot', cached);
-  if (prime.status !== 200 || check.headers['x-service-cache'] !== 'HIT') throw new Error(`cache not hit (${check.status} ${String(check.headers['x-service-cache'])})`);
-  const hits = await httpLoad({
-    url: `https://127.0.0.1:${stack.port}/v1/screenshot`,
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-access-key': stack.demo.accessKey },
-    body: JSON.stringify(cached),
-    connections: 32,
-    seconds: quick ? 3 : 10,
-  });
-  results.cacheHits = hits;
-  rows.push({ scenario: '(3) cache hits over HTTPS', metric: 'requests/s', ours: round(hits.requestsPerSecond, 0), higherIsBetter: true });
-  rows.push({ scenario: '(3) cache hits over HTTPS', metric: 'p99 ms', ours: round(hits.p99Ms, 2) });
-
-  log('rejected requests (bad key)');
-  const rejected = await httpLoad({
-    url: `https://127.0.0.1:${stack.port}/v1/screenshot`,
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-access-key': 'ak_wrong' },
-    body: JSON.stringify({ url }),
-    connections: 32,
-    seconds: quick ? 3 : 10,
-  });
-  results.rejected = rejected;
-  rows.push({ scenario: '(4) rejected requests (bad key)', metric: 'requests/s', ours: round(rejected.requestsPerSecond, 0), higherIsBetter: true });
-  rows.push({ scenario: '(4) rejected requests (bad key)', metric: 'p99 ms', ours: round(rejected.p99Ms, 2) });
-
-  const renderer = stack.processes.find((p) => p.name.startsWith('renderer'))!;
-  log('renderer memory over 1,000 renders');
-  const memory = await memoryScenario({ url, client, rendererPid: renderer.process.pid!, concurrency: 8, total: quick ? 100 : 1_000 });
-  results.memory = memory;
-  rows.push({ scenario: '(7) renderer RSS after 10 renders', metric: 'MiB', ours: round(memory.after10Kb / 1024) });
-  rows.push({ scenario: `(7) renderer RSS after ${quick ? 100 : 1000} renders`, metric: 'MiB', ours: round(memory.after1000Kb / 1024) });
-} finally {
-  client.close();
-  await baselines.close();
-  await stack.stop();
 }
 
-// (6) The scheduler alone: no renderer, a recording subscriber sees the render jobs.
-try {
-  log('scheduler: starting a stack without renderers');
-  const schedulerStack = await startTestStack({
-    renderers: 0,
-    env: { ALLOW_PRIVATE_TARGETS: '1', LOG_LEVEL: 'warn', PLAN_SCALE_RATE_LIMIT: '100000000', PLAN_SCALE_QUOTA: '100000000' },
+async function throughput(ctx: Ctx) {
+  for (const concurrency of [4, 8]) {
+    log(`throughput at concurrency ${concurrency}`);
+    const r = await throughputScenario({ ...ctx, concurrency, renders: quick ? 16 : 64, rounds: 3 });
+    results[`throughput_c${concurrency}`] = r;
+    rows.push({ scenario: `(2) screenshots, concurrency ${concurrency}`, metric: 'renders/s', ours: round(r.ours, 2), a: round(r.freshContext, 2) });
+  }
+}
+
+async function load(ctx: Ctx, id: number, label: string, accessKey: string, body: Record<string, unknown>) {
+  log(label);
+  const r = await httpLoad({
+    url: `https://127.0.0.1:${ctx.stack.port}/v1/screenshot`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-access-key': accessKey },
+    body: JSON.stringify(body),
+    connections: 32,
+    seconds: quick ? 3 : 10,
   });
+  results[`load_${id}`] = r;
+  rows.push({ scenario: `(${id}) ${label}`, metric: 'requests/s', ours: round(r.requestsPerSecond, 0) });
+  rows.push({ scenario: `(${id}) ${label}`, metric: 'p99 ms', ours: round(r.p99Ms, 2) });
+}
+
+async function cacheHits(ctx: Ctx) {
+  const cached = { url: ctx.url, cache: true, cache_ttl: 3600 };
+  await ctx.client.call('/v1/screenshot', cached);
+  const check = await ctx.client.call('/v1/screenshot', cached);
+  if (check.headers['x-service-cache'] !== 'HIT') throw new Error(`the cache did not answer (${check.status})`);
+  await load(ctx, 3, 'cache hits over HTTPS', ctx.stack.demo.accessKey, cached);
+}
+
+async function memory(ctx: Ctx) {
+  log('renderer memory over 1,000 renders');
+  const renderer = ctx.stack.processes.find((p) => p.name.startsWith('renderer'))!;
+  const total = quick ? 100 : 1_000;
+  const r = await memoryScenario({ url: ctx.url, client: ctx.client, rendererPid: renderer.process.pid!, concurrency: 8, total });
+  results.memory = r;
+  rows.push({ scenario: '(7) renderer RSS after 10 renders', metric: 'MiB', ours: round(r.after10Kb / 1024) });
+  rows.push({ scenario: `(7) renderer RSS after ${total} renders`, metric: 'MiB', ours: round(r.after1000Kb / 1024) });
+}
+
+/** (6) The scheduler alone: no renderer runs, a recording subscriber sees the render jobs. */
+async function scheduler(url: string) {
+  log('scheduler: starting a stack without renderers');
+  const stack = await startTestStack({ renderers: 0, env: { ALLOW_PRIVATE_TARGETS: '1', LOG_LEVEL: 'warn', ...UNLIMITED } });
   try {
     const tasks = quick ? 1_000 : 10_000;
-    const r = await schedulerScenario({ stack: schedulerStack, tasks, url, log });
+    const r = await schedulerScenario({ stack, tasks, url, log });
     results.scheduler = r;
-    rows.push({ scenario: `(6) ${tasks} every_minute tasks: due → job published`, metric: 'p50 ms', ours: round(r.p50Ms) });
-    rows.push({ scenario: `(6) ${tasks} every_minute tasks: due → job published`, metric: 'p99 ms', ours: round(r.p99Ms) });
-    rows.push({ scenario: `(6) ${tasks} every_minute tasks: jobs published in the minute`, metric: 'count', ours: r.jobs });
+    const scenario = `(6) ${tasks} every_minute tasks: due → job published`;
+    rows.push({ scenario, metric: 'p50 ms', ours: round(r.p50Ms) });
+    rows.push({ scenario, metric: 'p99 ms', ours: round(r.p99Ms) });
+    rows.push({ scenario, metric: 'jobs in the minute', ours: r.jobs });
   } finally {
-    await schedulerStack.stop();
+    await stack.stop();
   }
+}
+
+const fixture = await startFixtureServer(BENCH_ROUTES);
+const url = `${fixture.origin}/bench`;
+try {
+  if ([1, 2, 3, 4, 5, 7].some(want)) {
+    log('starting the stack');
+    const stack = await startTestStack({
+      renderers: 1,
+      env: { ALLOW_PRIVATE_TARGETS: '1', LOG_LEVEL: 'warn', RENDERER_CONCURRENCY: '8', ...UNLIMITED },
+    });
+    const baselines = await startBaselines();
+    const client = serviceClient({ baseUrl: `https://127.0.0.1:${stack.port}`, ca: stack.certPem, accessKey: stack.demo.accessKey });
+    const ctx: Ctx = { url, stack, client, baselines };
+    try {
+      await latency(ctx);
+      if (want(2)) await throughput(ctx);
+      if (want(3)) await cacheHits(ctx);
+      if (want(4)) await load(ctx, 4, 'rejected requests (bad key)', 'ak_wrong', { url });
+      if (want(7)) await memory(ctx);
+    } finally {
+      client.close();
+      await baselines.close();
+      await stack.stop();
+    }
+  }
+  if (want(6)) await scheduler(url);
 } finally {
   await fixture.close();
 }
