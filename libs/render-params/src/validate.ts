@@ -1,6 +1,7 @@
 import { ValidationError, type ParameterProblem } from '@app/errors';
 import { RenderParams } from '@app/proto/render';
 import { FORMAT_BY_OPERATION, PARAMETERS, type Operation } from './parameters.js';
+import { crossParameterProblems } from './rules.js';
 
 /** Parameters that travel with a request but are not render parameters. */
 const TRANSPORT_PARAMETERS = new Set(['access_key', 'signature']);
@@ -17,12 +18,15 @@ const DEFAULTS: Record<Operation, Partial<RenderParams>> = {
 };
 
 const COMMON_DEFAULTS: Partial<RenderParams> = {
-  viewport_width: 1280,
-  viewport_height: 1080,
   delay: 0,
   timeout: 30,
   wait_until: ['domcontentloaded'],
+  block_annoyance: 'cookies_banner',
+  media_type: 'screen',
 };
+
+/** Without a device the viewport is 1280x1080; with one, the device's (explicit viewport_* still win). */
+const VIEWPORT_DEFAULTS: Partial<RenderParams> = { viewport_width: 1280, viewport_height: 1080 };
 
 /**
  * Validates a render request's parameters (JSON body, GET query or task query) for one operation.
@@ -33,8 +37,8 @@ export function validateRenderParams(operation: Operation, input: Record<string,
   const out: Record<string, unknown> = {};
 
   for (const [name, raw] of Object.entries(input)) {
-    if (TRANSPORT_PARAMETERS.has(name)) continue;
-    const def = PARAMETERS[name];
+    if (TRANSPORT_PARAMETERS.has(name) || raw === undefined) continue;
+    const def = Object.hasOwn(PARAMETERS, name) ? PARAMETERS[name] : undefined;
     if (!def) {
       problems.push({ parameter: name, message: `${name} is not a known parameter` });
       continue;
@@ -63,10 +67,15 @@ export function validateRenderParams(operation: Operation, input: Record<string,
       message: hasUrl ? 'give either url or html, not both' : 'one of url or html is required',
     });
   }
+  const named = new Set(problems.map((p) => p.parameter));
+  problems.push(...crossParameterProblems(operation, out).filter((p) => !named.has(p.parameter)));
 
   if (problems.length > 0) throw new ValidationError(problems);
 
-  const params = RenderParams.fromPartial({ ...COMMON_DEFAULTS, ...DEFAULTS[operation], ...out });
+  const viewportDefaults = out.viewport_device === undefined ? VIEWPORT_DEFAULTS : {};
+  const params = RenderParams.fromPartial({ ...COMMON_DEFAULTS, ...viewportDefaults, ...DEFAULTS[operation], ...out });
   if (params.format === 'jpg') params.format = 'jpeg';
+  if (params.block_ressources.length > 0) params.block_ressources = [...new Set(params.block_ressources)];
+  if (params.wait_until.length > 0) params.wait_until = [...new Set(params.wait_until)];
   return { operation, params };
 }

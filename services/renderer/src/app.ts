@@ -26,7 +26,10 @@ export async function createApp(config: RendererConfig, logger: Logger, o: { nat
   const objects = await new Objm(nats).open(BUCKETS.renderResults.name);
 
   const perform = performRender({
-    renderer: poolRenderer(pool),
+    renderer: poolRenderer(pool, {
+      routing: { allowPrivate: config.allowPrivateTargets, ipLocationProxies: config.ipLocationProxies },
+      gpu: { enabled: config.pool.gpu },
+    }),
     results: objectStoreSink(objects),
     finished: natsFinishedPublisher(js),
     guard: { check: async (url, parameter) => void (await checkTargetUrl(url, { parameter, allowPrivate: config.allowPrivateTargets })) },

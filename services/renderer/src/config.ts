@@ -16,7 +16,27 @@ const schema = z.object({
   RENDERER_WARM_CONTEXTS: envInt(2, 0, 16),
   CHROME_PATH: envOptional(),
   ALLOW_PRIVATE_TARGETS: envBool(false),
+  /** Launch browsers with GPU flags (a host with a GPU); gpu_rendering says X-Service-Gpu: unavailable otherwise. */
+  RENDERER_GPU: envBool(false),
+  /** ip_location: JSON map of country code to proxy URL, e.g. {"us":"http://user:pass@us.proxy:8080"}. */
+  IP_LOCATION_PROXIES: envString('{}').refine(isProxyMap, {
+    message: 'must be a JSON object of country code to http(s) proxy URL',
+  }),
 });
+
+function isProxyMap(text: string): boolean {
+  try {
+    const value: unknown = JSON.parse(text);
+    return (
+      !!value &&
+      typeof value === 'object' &&
+      !Array.isArray(value) &&
+      Object.values(value).every((v) => typeof v === 'string' && URL.canParse(v) && /^https?:$/.test(new URL(v).protocol))
+    );
+  } catch {
+    return false;
+  }
+}
 
 export function parseConfig(env: NodeJS.ProcessEnv = process.env) {
   const c = loadConfig(schema, env);
@@ -31,8 +51,10 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env) {
       restartAfter: c.RENDERER_RESTART_AFTER,
       warmContexts: c.RENDERER_WARM_CONTEXTS,
       executablePath: c.CHROME_PATH,
+      gpu: c.RENDERER_GPU,
     },
     allowPrivateTargets: c.ALLOW_PRIVATE_TARGETS,
+    ipLocationProxies: JSON.parse(c.IP_LOCATION_PROXIES) as Record<string, string>,
   };
 }
 

@@ -13,6 +13,7 @@ import { renderRoutes } from './routes/render.routes.js';
 import { rendersRoutes } from './routes/renders.routes.js';
 import { filesRoutes } from './routes/files.routes.js';
 import { usageRoutes } from './routes/usage.routes.js';
+import { devicesRoutes } from './routes/devices.routes.js';
 import { taskRoutes, type TaskScheduler } from './routes/tasks.routes.js';
 
 export interface HttpDeps {
@@ -72,6 +73,7 @@ export async function buildServer(deps: HttpDeps): Promise<FastifyInstance> {
     await api.register(renderRoutes, { renderSync: deps.renderSync, ...deps.asyncRenders });
     if (deps.asyncRenders) await api.register(rendersRoutes, deps.asyncRenders);
     await api.register(usageRoutes, { authQuota: deps.authQuota });
+    await api.register(devicesRoutes);
     if (deps.tasks) await api.register(taskRoutes, deps.tasks);
   });
   return app;

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Page } from 'puppeteer-core';
+import type { BrowserContextOptions, Page } from 'puppeteer-core';
 import { AppError, errors, isAppError } from '@app/errors';
 import { findChromium } from './launch-options.js';
 import { closeIsolatedPage, openIsolatedPage, type IsolatedPage } from './isolated-page.js';
@@ -34,6 +34,8 @@ export interface BrowserPoolOptions {
 export interface RunOptions {
   /** Whole budget of the render, queue wait included. */
   timeoutMs: number;
+  /** Settings of a context of its own (e.g. a proxy): a pre-warmed context is not used. */
+  context?: BrowserContextOptions | undefined;
 }
 
 export interface BrowserStats {
@@ -80,6 +82,7 @@ interface Lease {
 interface Job {
   readonly task: (page: Page) => Promise<unknown>;
   readonly timeoutMs: number;
+  readonly context: BrowserContextOptions | undefined;
   readonly deadlineAt: number;
   readonly resolve: (value: unknown) => void;
   readonly reject: (err: unknown) => void;
@@ -166,6 +169,7 @@ export class BrowserPool {
       const job: Job = {
         task,
         timeoutMs: opts.timeoutMs,
+        context: opts.context,
         deadlineAt: Date.now() + opts.timeoutMs,
         resolve: resolve as (value: unknown) => void,
         reject,
@@ -278,7 +282,8 @@ export class BrowserPool {
     );
     const onPageCrash = (): void => lease.fail(new AppError('render_failed', 'The page crashed during the render.'));
     try {
-      const isolated = this.#takeWarm(slot) ?? (await Promise.race([this.#openForLease(lease), failed]));
+      const warm = job.context ? undefined : this.#takeWarm(slot);
+      const isolated = warm ?? (await Promise.race([this.#openForLease(lease, job.context), failed]));
       lease.isolated = isolated;
       isolated.page.once('error', onPageCrash);
       job.resolve(await Promise.race([job.task(isolated.page), failed]));
@@ -300,8 +305,8 @@ export class BrowserPool {
   }
 
   /** Opens a context on demand. One that arrives after the lease was released is closed at once. */
-  #openForLease(lease: Lease): Promise<IsolatedPage> {
-    lease.opening = openIsolatedPage(lease.slot.managed.browser).then((isolated) => {
+  #openForLease(lease: Lease, context?: BrowserContextOptions): Promise<IsolatedPage> {
+    lease.opening = openIsolatedPage(lease.slot.managed.browser, context).then((isolated) => {
       if (lease.released) void closeIsolatedPage(isolated, CONTEXT_CLOSE_GRACE_MS);
       return isolated;
     });

@@ -1,4 +1,4 @@
-import type { Browser, BrowserContext, Page } from 'puppeteer-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'puppeteer-core';
 import { settleWithin } from './settle-within.js';
 
 /** A page in its own fresh BrowserContext: no cookies, storage, cache or permissions shared with any other. */
@@ -7,8 +7,8 @@ export interface IsolatedPage {
   readonly page: Page;
 }
 
-export async function openIsolatedPage(browser: Browser): Promise<IsolatedPage> {
-  const context = await browser.createBrowserContext();
+export async function openIsolatedPage(browser: Browser, options?: BrowserContextOptions): Promise<IsolatedPage> {
+  const context = await browser.createBrowserContext(options);
   try {
     return { context, page: await context.newPage() };
   } catch (err) {

@@ -49,6 +49,9 @@ export interface ChromiumFlagsInput {
   runningAsRoot?: boolean | undefined;
 }
 
+/** With a GPU (RENDERER_GPU): hardware rasterization even on GPUs Chromium's blocklist names. */
+export const GPU_FLAGS: readonly string[] = ['--ignore-gpu-blocklist', '--enable-gpu-rasterization', '--enable-zero-copy'];
+
 /** Command-line flags added to Puppeteer's defaults. */
 export function chromiumFlags(input: ChromiumFlagsInput): string[] {
   const flags = [
@@ -62,9 +65,12 @@ export function chromiumFlags(input: ChromiumFlagsInput): string[] {
     // context, so the spare is never used and costs ~30 ms of CPU per render. (Puppeteer merges this
     // list into its own --disable-features.)
     '--disable-features=SpareRendererForSitePerProcess',
+    // WebRTC may not send UDP around the egress proxy (the SSRF guard).
+    '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
     `--user-data-dir=${input.userDataDir}`,
   ];
-  if (!input.gpu) flags.push('--disable-gpu');
+  if (input.gpu) flags.push(...GPU_FLAGS);
+  else flags.push('--disable-gpu');
   if (input.runningAsRoot) flags.push('--no-sandbox');
   if (input.proxyUrl) {
     // `<-loopback>` removes Chromium's implicit loopback bypass, so 127.0.0.1 goes through the guard too.

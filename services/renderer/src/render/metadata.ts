@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Page } from 'puppeteer-core';
 import type { RenderParams } from '@app/proto/render';
+import { usedFonts } from './fonts.js';
 import { imageSize } from './image-size.js';
 import type { Navigation } from './navigate.js';
 import type { Artifact, RenderOperation } from './types.js';
@@ -37,6 +38,11 @@ export const METADATA_HEADERS: readonly MetadataHeader[] = [
     header: 'X-Service-Metadata-Title',
     wanted: (p) => !!p.metadata_title,
     value: async ({ page }) => encodeURIComponent(await page.title()),
+  },
+  {
+    header: 'X-Service-Metadata-Fonts',
+    wanted: (p) => !!p.metadata_fonts,
+    value: async ({ page }) => (await usedFonts(page)).map(encodeURIComponent).join(','),
   },
   {
     header: 'X-Service-Metadata-Hash',

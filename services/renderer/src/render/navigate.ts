@@ -1,6 +1,5 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { HTTPResponse, Page, PuppeteerLifeCycleEvent } from 'puppeteer-core';
-import { ValidationError } from '@app/errors';
+import { ValidationError, errors } from '@app/errors';
 import type { RenderParams } from '@app/proto/render';
 import type { Countdown } from './countdown.js';
 import { navigationError } from './render-errors.js';
@@ -41,12 +40,13 @@ async function setContent(page: Page, html: string, waitUntil: PuppeteerLifeCycl
   if (idle !== undefined) await page.waitForNetworkIdle({ idleTime: 500, concurrency: idle, timeout: clock.remainingMs() });
 }
 
-/** Loads `url` (or `html`), waits for the `wait_until` conditions, then `delay` seconds. */
+/** Loads `url` (or `html`) and waits for the `wait_until` conditions. */
 export async function navigate(page: Page, params: RenderParams, clock: Countdown): Promise<Navigation> {
   const waitUntil = lifecycleEvents(params.wait_until);
   let navigation: Navigation = {};
   try {
     if (params.url) {
+      if (!/^https?:$/i.test(safeProtocol(params.url))) throw errors.targetNotAllowed('url', 'the URL scheme must be one of http, https');
       const response = (await page.goto(params.url, { waitUntil, timeout: clock.remainingMs() })) ?? undefined;
       navigation = { response, status: response?.status() };
     } else if (params.html !== undefined) {
@@ -57,6 +57,13 @@ export async function navigate(page: Page, params: RenderParams, clock: Countdow
   } catch (err) {
     throw navigationError(err, params, clock);
   }
-  if (params.delay && params.delay > 0) await sleep(params.delay * 1000);
   return navigation;
+}
+
+function safeProtocol(url: string): string {
+  try {
+    return new URL(url).protocol;
+  } catch {
+    return '';
+  }
 }

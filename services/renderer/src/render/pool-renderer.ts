@@ -1,13 +1,31 @@
 import type { RenderParams } from '@app/proto/render';
 import type { BrowserPool } from '../browser/browser-pool.js';
+import type { GpuSupport } from './gpu.js';
 import { renderJob } from './render-job.js';
+import { routeFor, type NetworkRouting } from './route.js';
 import type { RenderOperation, RenderOutput } from './types.js';
 
-/** renderJob on a pooled page: the pool owns the hard deadline, the context and the browser. */
-export function poolRenderer(pool: Pick<BrowserPool, 'run'>) {
+export interface PoolRendererOptions {
+  routing?: NetworkRouting | undefined;
+  gpu?: GpuSupport | undefined;
+}
+
+const DIRECT: NetworkRouting = { allowPrivate: false, ipLocationProxies: {} };
+
+/**
+ * renderJob on a pooled page: the pool owns the hard deadline, the context and the browser. A render
+ * through a proxy gets a context of its own (a pre-warmed one cannot change its proxy).
+ */
+export function poolRenderer(pool: Pick<BrowserPool, 'run'>, opts: PoolRendererOptions = {}) {
   return {
-    render(operation: RenderOperation, params: RenderParams, timeoutMs: number): Promise<RenderOutput> {
-      return pool.run((page) => renderJob(page, operation, params, { timeoutMs }), { timeoutMs });
+    async render(operation: RenderOperation, params: RenderParams, timeoutMs: number): Promise<RenderOutput> {
+      const started = Date.now();
+      const route = await routeFor(params, opts.routing ?? DIRECT);
+      const remainingMs = Math.max(1, timeoutMs - (Date.now() - started));
+      return pool.run(
+        (page) => renderJob(page, operation, params, { timeoutMs: remainingMs }, { proxyCredentials: route.credentials, gpu: opts.gpu }),
+        { timeoutMs: remainingMs, context: route.context },
+      );
     },
   };
 }

@@ -1,13 +1,19 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Page } from 'puppeteer-core';
 import type { RenderParams } from '@app/proto/render';
 import { countdown, type Countdown } from './countdown.js';
+import { gpuHeader, type GpuSupport } from './gpu.js';
 import { metadataHeaders } from './metadata.js';
 import { navigate } from './navigate.js';
-import { setupPage } from './page-setup.js';
+import { setupPage, type RenderEnv } from './page-setup.js';
 import { printPdf } from './pdf.js';
+import { clickSelector } from './prepare/click.js';
+import { hideSelectors } from './prepare/hide.js';
+import { DEFAULT_SCROLL_STEP_MS, scrollThrough } from './prepare/scroll.js';
 import { renderError } from './render-errors.js';
 import { scrapeContent } from './scrape.js';
 import { takeScreenshot } from './screenshot.js';
+import { settleConsent } from './setup/consent.js';
 import type { Artifact, RenderDeadline, RenderOperation, RenderOutput } from './types.js';
 
 type Producer = (page: Page, params: RenderParams, clock: Countdown) => Promise<Artifact>;
@@ -18,8 +24,35 @@ const PRODUCERS: Readonly<Record<RenderOperation, Producer>> = {
   scrape: scrapeContent,
 };
 
+/** Time kept back for producing the output when waiting steps (consent, scrolling) spend the budget. */
+const OUTPUT_RESERVE_MS = 1_500;
+/** At most this long is waited for a cookie popup to be handled. */
+const CONSENT_WAIT_MS = 2_000;
+
+export interface RenderJobEnv extends RenderEnv {
+  gpu?: GpuSupport | undefined;
+}
+
+/** After the page loaded: cookie popups, click, hidden elements, scrolling, then `delay`. */
+async function prepare(page: Page, operation: RenderOperation, params: RenderParams, clock: Countdown): Promise<void> {
+  await settleConsent(page, params, Math.min(CONSENT_WAIT_MS, clock.remainingMs() - OUTPUT_RESERVE_MS));
+  if (operation === 'scrape') return sleepDelay(params);
+  await clickSelector(page, params.click_selector, clock);
+  await hideSelectors(page, params.hide_selectors);
+  if (operation === 'screenshot' && params.full_page_scroll) {
+    await scrollThrough(page, {
+      amount: params.full_page_scroll_by_amount,
+      durationMs: params.full_page_scroll_by_duration ?? DEFAULT_SCROLL_STEP_MS,
+      budgetMs: clock.remainingMs() - OUTPUT_RESERVE_MS - (params.delay ?? 0) * 1000,
+    });
+  }
+  await sleepDelay(params);
+}
+
+const sleepDelay = (params: RenderParams) => (params.delay && params.delay > 0 ? sleep(params.delay * 1000) : undefined);
+
 /**
- * Renders on a fresh page: set the page up, navigate, produce the file, add the metadata asked for.
+ * Renders on a fresh page: set the page up, navigate, prepare, produce the file, add the metadata asked for.
  * The page's lifetime (and the hard deadline) belong to the caller, normally BrowserPool.run().
  * Failures are AppErrors whose messages are safe to show the caller.
  */
@@ -28,15 +61,20 @@ export async function renderJob(
   operation: RenderOperation,
   params: RenderParams,
   deadline: RenderDeadline,
+  env: RenderJobEnv = {},
 ): Promise<RenderOutput> {
   const clock = countdown(deadline);
   const produce = PRODUCERS[operation];
   try {
-    await setupPage(page, params);
+    await setupPage(page, params, env);
     const navigation = await navigate(page, params, clock);
+    await prepare(page, operation, params, clock);
     const artifact = await produce(page, params, clock);
-    const headers = await metadataHeaders({ page, params, operation, navigation, artifact });
-    const output: RenderOutput = { ...artifact, headers };
+    const [headers, gpu] = await Promise.all([
+      metadataHeaders({ page, params, operation, navigation, artifact }),
+      gpuHeader(page, params.gpu_rendering, env.gpu ?? { enabled: false }),
+    ]);
+    const output: RenderOutput = { ...artifact, headers: { ...headers, ...gpu } };
     if (navigation.status !== undefined) output.pageStatus = navigation.status;
     return output;
   } catch (err) {

@@ -1,6 +1,8 @@
-import type { Page, ScreenshotOptions } from 'puppeteer-core';
+/// <reference lib="dom" />
+import type { Page, ScreenshotClip, ScreenshotOptions } from 'puppeteer-core';
 import { ValidationError } from '@app/errors';
 import type { RenderParams } from '@app/proto/render';
+import { encodeImage } from './thumbnail.js';
 import { toBuffer } from './to-buffer.js';
 import type { Artifact } from './types.js';
 
@@ -22,24 +24,59 @@ export function imageFormat(format: string | undefined): ImageFormat {
   throw new ValidationError([{ parameter: 'format', message: 'format must be one of jpeg, jpg, png, webp, gif' }]);
 }
 
-/** Puppeteer options for the capture. gif is captured as png and converted. */
+/** clip_* as a rectangle (x and y default to 0), or undefined without a clip. */
+export function clipOf(params: RenderParams): ScreenshotClip | undefined {
+  if (params.clip_width === undefined || params.clip_height === undefined) return undefined;
+  return { x: params.clip_x ?? 0, y: params.clip_y ?? 0, width: params.clip_width, height: params.clip_height };
+}
+
+/** A thumbnail is re-encoded from a lossless capture; gif is always converted from png. */
+const needsConversion = (params: RenderParams, format: ImageFormat) =>
+  format === 'gif' || params.image_width !== undefined || params.image_height !== undefined;
+
+/** Puppeteer options for the capture. */
 export function screenshotOptions(params: RenderParams): ScreenshotOptions {
   const format = imageFormat(params.format);
-  const type = format === 'gif' ? 'png' : format;
-  const options: ScreenshotOptions = { type, fullPage: params.full_page ?? false };
+  const type = needsConversion(params, format) || format === 'gif' ? 'png' : format;
+  const clip = clipOf(params);
+  const options: ScreenshotOptions = {
+    type,
+    fullPage: !clip && (params.full_page === true || params.full_page_scroll === true),
+    captureBeyondViewport: params.capture_beyond_viewport ?? false,
+  };
+  if (clip) options.clip = clip;
   if (type === 'jpeg' || type === 'webp') options.quality = params.image_quality ?? DEFAULT_IMAGE_QUALITY;
-  if (params.omit_background && (type === 'png' || type === 'webp')) options.omitBackground = true;
+  if (params.omit_background && (format === 'png' || format === 'webp')) options.omitBackground = true;
   return options;
+}
+
+/** Without capture_beyond_viewport a clip is cut to the viewport: one wholly outside it would be empty. */
+async function assertClipVisible(page: Page, clip: ScreenshotClip): Promise<void> {
+  const view = await page.evaluate(() => ({
+    x: visualViewport?.pageLeft ?? scrollX,
+    y: visualViewport?.pageTop ?? scrollY,
+    width: visualViewport?.width ?? innerWidth,
+    height: visualViewport?.height ?? innerHeight,
+  }));
+  const overlapX = Math.min(clip.x + clip.width, view.x + view.width) - Math.max(clip.x, view.x);
+  const overlapY = Math.min(clip.y + clip.height, view.y + view.height) - Math.max(clip.y, view.y);
+  if (overlapX < 1 || overlapY < 1) {
+    throw new ValidationError([
+      { parameter: 'clip_x', message: 'the clip lies outside the viewport; set capture_beyond_viewport=true to capture it' },
+    ]);
+  }
 }
 
 export async function takeScreenshot(page: Page, params: RenderParams): Promise<Artifact> {
   const format = imageFormat(params.format);
-  let body = toBuffer(await page.screenshot(screenshotOptions(params)));
-  if (format === 'gif') body = await pngToGif(body);
+  const options = screenshotOptions(params);
+  if (options.clip && !options.captureBeyondViewport) await assertClipVisible(page, options.clip);
+  let body = toBuffer(await page.screenshot(options));
+  if (needsConversion(params, format)) {
+    body = await encodeImage(body, format, params.image_quality ?? DEFAULT_IMAGE_QUALITY, {
+      width: params.image_width,
+      height: params.image_height,
+    });
+  }
   return { body, ...IMAGE_FORMATS[format] };
-}
-
-async function pngToGif(png: Buffer): Promise<Buffer> {
-  const { default: sharp } = await import('sharp'); // loaded on first use only
-  return sharp(png).gif().toBuffer();
 }

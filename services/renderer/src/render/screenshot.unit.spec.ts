@@ -5,7 +5,7 @@ import { renderParams } from './testing/test-params.js';
 describe('screenshotOptions', () => {
   describe('When no format is given', () => {
     it('should capture the viewport as JPEG at quality 80', () => {
-      expect(screenshotOptions(renderParams())).toEqual({ type: 'jpeg', quality: 80, fullPage: false });
+      expect(screenshotOptions(renderParams())).toEqual({ type: 'jpeg', quality: 80, fullPage: false, captureBeyondViewport: false });
     });
   });
 
@@ -18,7 +18,7 @@ describe('screenshotOptions', () => {
 
   describe('When format is png', () => {
     it('should set no quality', () => {
-      expect(screenshotOptions(renderParams({ format: 'png', image_quality: 50 }))).toEqual({ type: 'png', fullPage: false });
+      expect(screenshotOptions(renderParams({ format: 'png', image_quality: 50 }))).toEqual({ type: 'png', fullPage: false, captureBeyondViewport: false });
     });
   });
 
@@ -28,6 +28,7 @@ describe('screenshotOptions', () => {
         type: 'webp',
         quality: 80,
         fullPage: false,
+        captureBeyondViewport: false,
         omitBackground: true,
       });
     });
@@ -35,7 +36,27 @@ describe('screenshotOptions', () => {
 
   describe('When format is gif', () => {
     it('should capture a png to convert', () => {
-      expect(screenshotOptions(renderParams({ format: 'gif', full_page: true }))).toEqual({ type: 'png', fullPage: true });
+      expect(screenshotOptions(renderParams({ format: 'gif', full_page: true }))).toEqual({ type: 'png', fullPage: true, captureBeyondViewport: false });
+    });
+  });
+
+  describe('When a clip is given', () => {
+    it('should capture that rectangle (x and y default to 0), never the full page', () => {
+      expect(screenshotOptions(renderParams({ clip_width: 30, clip_height: 40, clip_y: 5, capture_beyond_viewport: true }))).toMatchObject({
+        clip: { x: 0, y: 5, width: 30, height: 40 },
+        fullPage: false,
+        captureBeyondViewport: true,
+      });
+    });
+  });
+
+  describe('When a thumbnail size is asked', () => {
+    it('should capture a lossless png to scale and re-encode', () => {
+      expect(screenshotOptions(renderParams({ format: 'jpeg', image_width: 100 }))).toEqual({
+        type: 'png',
+        fullPage: false,
+        captureBeyondViewport: false,
+      });
     });
   });
 

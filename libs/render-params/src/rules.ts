@@ -1,0 +1,64 @@
+import type { ParameterProblem } from '@app/errors';
+import type { Operation } from './parameters.js';
+
+type Values = Record<string, unknown>;
+
+/** A rule across parameters: returns the problem, if any, for values that are each valid alone. */
+type CrossRule = (values: Values, operation: Operation) => ParameterProblem | undefined;
+
+const given = (values: Values, name: string) => values[name] !== undefined;
+const isTrue = (values: Values, name: string) => values[name] === true;
+
+const CROSS_RULES: readonly CrossRule[] = [
+  (v) =>
+    ['clip_x', 'clip_y', 'clip_width', 'clip_height'].some((n) => given(v, n)) && !(given(v, 'clip_width') && given(v, 'clip_height'))
+      ? { parameter: given(v, 'clip_width') ? 'clip_height' : 'clip_width', message: 'a clip needs both clip_width and clip_height (clip_x and clip_y default to 0)' }
+      : undefined,
+  (v) =>
+    isTrue(v, 'full_page') && given(v, 'clip_width')
+      ? { parameter: 'full_page', message: 'full_page cannot be combined with clip_*' }
+      : undefined,
+  (v) =>
+    isTrue(v, 'full_page_scroll') && given(v, 'clip_width')
+      ? { parameter: 'full_page_scroll', message: 'full_page_scroll cannot be combined with clip_*' }
+      : undefined,
+  (v) =>
+    given(v, 'geolocation_latitude') !== given(v, 'geolocation_longitude')
+      ? {
+          parameter: given(v, 'geolocation_latitude') ? 'geolocation_longitude' : 'geolocation_latitude',
+          message: 'geolocation needs both geolocation_latitude and geolocation_longitude',
+        }
+      : undefined,
+  (v) =>
+    given(v, 'geolocation_accuracy') && !given(v, 'geolocation_latitude')
+      ? { parameter: 'geolocation_accuracy', message: 'geolocation_accuracy needs geolocation_latitude and geolocation_longitude' }
+      : undefined,
+  (v, op) =>
+    op === 'screenshot' && isTrue(v, 'omit_background') && !['png', 'webp'].includes(String(v.format ?? 'jpeg'))
+      ? { parameter: 'omit_background', message: 'omit_background works only with format png or webp' }
+      : undefined,
+  (v) =>
+    ['full_page_scroll_by_amount', 'full_page_scroll_by_duration'].some((n) => given(v, n)) && !isTrue(v, 'full_page_scroll')
+      ? {
+          parameter: given(v, 'full_page_scroll_by_amount') ? 'full_page_scroll_by_amount' : 'full_page_scroll_by_duration',
+          message: 'full_page_scroll_by_amount and full_page_scroll_by_duration need full_page_scroll=true',
+        }
+      : undefined,
+  (v) =>
+    given(v, 'proxy') && given(v, 'ip_location')
+      ? { parameter: 'proxy', message: 'give either proxy or ip_location, not both' }
+      : undefined,
+  (v) =>
+    given(v, 'cookies') && !given(v, 'url')
+      ? { parameter: 'cookies', message: 'cookies need url (they are set for the address of the page)' }
+      : undefined,
+  (v) =>
+    given(v, 'authorization') && !given(v, 'url')
+      ? { parameter: 'authorization', message: 'authorization needs url (it is sent to the origin of the page only)' }
+      : undefined,
+];
+
+/** Problems of combinations, reported once per parameter, after each parameter was checked alone. */
+export function crossParameterProblems(operation: Operation, values: Values): ParameterProblem[] {
+  return CROSS_RULES.flatMap((rule) => rule(values, operation) ?? []);
+}

@@ -1,0 +1,88 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { Page } from 'puppeteer-core';
+import type { RenderParams } from '@app/proto/render';
+import type { PageSetupStep } from './step.js';
+
+/**
+ * Cookie banners (block_annoyance cookies_banner and above): DuckDuckGo's autoconsent, with the rules
+ * shipped in its npm package, runs in every frame of the page. It hides known consent popups as soon
+ * as they appear (prehide) and opts out of them. No message leaves the page: the init answer (config
+ * and rules) is given in the page itself.
+ */
+const CONFIG = {
+  enabled: true,
+  autoAction: 'optOut',
+  disabledCmps: [],
+  enablePrehide: true,
+  enableCosmeticRules: true,
+  enableGeneratedRules: true,
+  enableHeuristicDetection: false,
+  heuristicMode: 'off',
+  detectRetries: 0,
+  isMainWorld: true,
+  // Known popups stay hidden for the whole render, even while their opt-out is still running.
+  prehideTimeout: 60_000,
+  enablePopupMutationObserver: false,
+  visualTest: false,
+  performanceLoggingEnabled: false,
+  heuristicPopupSearchTimeout: 0,
+  logs: { lifecycle: false, rulesteps: false, detectionsteps: false, evals: false, errors: false, messages: false, waits: false },
+};
+
+/** autoconsent's lifecycle states after which nothing more happens in a frame. */
+export const CONSENT_FINAL_STATES = ['nothingDetected', 'optOutSucceeded', 'optOutFailed', 'optInSucceeded', 'optInFailed', 'done'];
+
+let script: string | undefined;
+
+/** The bootstrap (message bridge answered in the page) followed by autoconsent's content script. */
+export function consentScript(): string {
+  if (script) return script;
+  const require = createRequire(import.meta.url);
+  const content = readFileSync(join(dirname(require.resolve('@duckduckgo/autoconsent')), 'autoconsent.playwright.js'), 'utf8');
+  const compact = readFileSync(require.resolve('@duckduckgo/autoconsent/rules/compact-rules.json'), 'utf8');
+  const bridge = `(() => {
+  const config = ${JSON.stringify(CONFIG)};
+  const rules = { autoconsent: [], compact: ${compact} };
+  const state = { lifecycle: 'loading' };
+  Object.defineProperty(window, '__renderConsentState', { value: state, configurable: false });
+  const reply = (message) => setTimeout(() => window.autoconsentReceiveMessage && window.autoconsentReceiveMessage(message), 0);
+  window.autoconsentSendMessage = async (message) => {
+    if (!message || typeof message !== 'object') return;
+    if (message.type === 'init') reply({ type: 'initResp', config, rules });
+    else if (message.type === 'eval') {
+      let result = false;
+      try { result = await (0, eval)(message.code); } catch { result = false; }
+      reply({ type: 'evalResp', id: message.id, result });
+    } else if (message.type === 'report' && message.mainFrame && message.state) state.lifecycle = message.state.lifecycle;
+  };
+})();`;
+  script = `${bridge}\n${content}`;
+  return script;
+}
+
+export const consentWanted = (params: RenderParams): boolean =>
+  (params.block_annoyance ?? 'cookies_banner') !== 'none' && params.js_enabled !== false;
+
+/** Injects autoconsent before any script of the page runs. */
+export const consentStep: PageSetupStep = (page, params) =>
+  consentWanted(params) ? page.evaluateOnNewDocument(consentScript()) : undefined;
+
+/**
+ * Waits (at most maxMs) until autoconsent is finished in the main frame: nothing found, or the popup
+ * opted out of. A popup still being handled stays hidden by the prehide styles.
+ */
+export async function settleConsent(page: Page, params: RenderParams, maxMs: number): Promise<void> {
+  if (!consentWanted(params) || maxMs <= 0) return;
+  await page
+    .waitForFunction(
+      (finals: string[]) => {
+        const state = (globalThis as unknown as { __renderConsentState?: { lifecycle: string } }).__renderConsentState;
+        return !state || finals.includes(state.lifecycle);
+      },
+      { timeout: maxMs, polling: 50 },
+      CONSENT_FINAL_STATES,
+    )
+    .catch(() => undefined);
+}
