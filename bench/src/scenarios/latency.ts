@@ -20,13 +20,15 @@ export async function latencyScenario(opts: {
   baselines: Baselines;
   warmup: number;
   runs: number;
+  /** Extra render parameters of our requests. */
+  params?: Record<string, unknown>;
 }): Promise<LatencyResult> {
   const { operation, url, client, baselines } = opts;
   const ours: number[] = [];
   const fresh: number[] = [];
   const reused: number[] = [];
   for (let i = 0; i < opts.warmup + opts.runs; i++) {
-    const a = await timed(() => client.render(operation, { url }));
+    const a = await timed(() => client.render(operation, { url, ...opts.params }));
     const b = await timed(() => baselines.freshContext(url, operation));
     const c = await timed(() => baselines.reusedPage(url, operation));
     if (i < opts.warmup) continue;

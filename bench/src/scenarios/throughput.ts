@@ -16,14 +16,15 @@ export async function throughputScenario(opts: {
   concurrency: number;
   renders: number;
   rounds: number;
+  params?: Record<string, unknown>;
 }): Promise<ThroughputResult> {
   const ours: number[] = [];
   const fresh: number[] = [];
   // Warm-up at the same concurrency.
-  await runConcurrently(opts.concurrency, opts.concurrency, () => opts.client.render('screenshot', { url: opts.url }));
+  await runConcurrently(opts.concurrency, opts.concurrency, () => opts.client.render('screenshot', { url: opts.url, ...opts.params }));
   await runConcurrently(opts.concurrency, opts.concurrency, () => opts.baselines.freshContext(opts.url, 'screenshot'));
   for (let r = 0; r < opts.rounds; r++) {
-    const a = await runConcurrently(opts.renders, opts.concurrency, () => opts.client.render('screenshot', { url: opts.url }));
+    const a = await runConcurrently(opts.renders, opts.concurrency, () => opts.client.render('screenshot', { url: opts.url, ...opts.params }));
     const b = await runConcurrently(opts.renders, opts.concurrency, () => opts.baselines.freshContext(opts.url, 'screenshot'));
     ours.push((opts.renders * 1000) / a);
     fresh.push((opts.renders * 1000) / b);

@@ -31,8 +31,6 @@ const CONFIG = {
   logs: { lifecycle: false, rulesteps: false, detectionsteps: false, evals: false, errors: false, messages: false, waits: false },
 };
 
-/** autoconsent's lifecycle states after which nothing more happens in a frame. */
-export const CONSENT_FINAL_STATES = ['nothingDetected', 'optOutSucceeded', 'optOutFailed', 'optInSucceeded', 'optInFailed', 'done'];
 
 let script: string | undefined;
 
@@ -69,20 +67,24 @@ export const consentWanted = (params: RenderParams): boolean =>
 export const consentStep: PageSetupStep = (page, params) =>
   consentWanted(params) ? page.evaluateOnNewDocument(consentScript()) : undefined;
 
+/** autoconsent's lifecycle states while it is handling a popup it found (opting out). */
+export const CONSENT_BUSY_STATES = ['cmpDetected', 'openPopupDetected', 'runningOptOut', 'runningOptIn'];
+
 /**
- * Waits (at most maxMs) until autoconsent is finished in the main frame: nothing found, or the popup
- * opted out of. A popup still being handled stays hidden by the prehide styles.
+ * Waits (at most maxMs) while autoconsent is handling a popup it found in the main frame, so the
+ * opt-out completes before the capture. A page where nothing was found (or not yet: known popups are
+ * hidden by the prehide styles from the first paint anyway) is not held up.
  */
 export async function settleConsent(page: Page, params: RenderParams, maxMs: number): Promise<void> {
   if (!consentWanted(params) || maxMs <= 0) return;
   await page
     .waitForFunction(
-      (finals: string[]) => {
+      (busy: string[]) => {
         const state = (globalThis as unknown as { __renderConsentState?: { lifecycle: string } }).__renderConsentState;
-        return !state || finals.includes(state.lifecycle);
+        return !state || !busy.includes(state.lifecycle);
       },
       { timeout: maxMs, polling: 50 },
-      CONSENT_FINAL_STATES,
+      CONSENT_BUSY_STATES,
     )
     .catch(() => undefined);
 }
