@@ -166,6 +166,7 @@ describe('Tracing', () => {
       const names = otlp.byTrace(traceId).map((s) => `${s.service}:${s.name}`);
       expect(names.some((n) => n.startsWith('auth-quota:') && n.includes('AdmitRequest'))).toBe(true);
       expect(names).toContain('renderer:render screenshot');
+      expect(names).toContain('edge-http:POST /v1/screenshot');
     });
   });
 });

@@ -30,7 +30,12 @@ export class AppError extends Error {
   rateLimit: RateLimitSnapshot | undefined;
 
   constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
+    // A refusal (4xx) is an answer, not a fault: its stack would say nothing, and capturing one is a
+    // large share of the cost of refusing a request (a flood of bad keys).
+    const stackTraceLimit = Error.stackTraceLimit;
+    if (ERROR_CODES[code].http < 500) Error.stackTraceLimit = 0;
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    Error.stackTraceLimit = stackTraceLimit;
     this.name = 'AppError';
     this.code = code;
     this.details = options.details;

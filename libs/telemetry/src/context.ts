@@ -9,6 +9,7 @@ import {
   type TextMapGetter,
   type TextMapSetter,
 } from '@opentelemetry/api';
+import { getRPCMetadata, RPCType } from '@opentelemetry/core';
 
 export { context, trace, SpanKind, SpanStatusCode, type Span, type Context };
 
@@ -17,6 +18,15 @@ export function currentTraceId(): string | undefined {
   const span = trace.getActiveSpan();
   const id = span?.spanContext().traceId;
   return id && id !== '00000000000000000000000000000000' ? id : undefined;
+}
+
+/**
+ * Names the HTTP server span of the current request after its route template (`POST /v1/tasks/:id`),
+ * which the HTTP instrumentation cannot know: call it once the framework has matched the route.
+ */
+export function nameHttpRoute(route: string): void {
+  const rpc = getRPCMetadata(context.active());
+  if (rpc?.type === RPCType.HTTP) rpc.route = route;
 }
 
 /** Writes the W3C trace context of `ctx` into any header carrier through `set`. */

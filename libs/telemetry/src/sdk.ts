@@ -1,9 +1,8 @@
 import { NodeSDK } from '@opentelemetry/sdk-node';
-import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { AlwaysOffSampler, BatchSpanProcessor, type Sampler, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
-import { FastifyOtelInstrumentation } from '@fastify/otel';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 
@@ -19,10 +18,11 @@ const SDK_KEY = Symbol.for('app.telemetry.sdk');
 type Global = typeof globalThis & { [SDK_KEY]?: NodeSDK };
 
 /**
- * Starts the OpenTelemetry SDK for this process: HTTP, gRPC and Fastify instrumentation, W3C trace
- * context propagation (the default), and an OTLP/HTTP exporter when OTEL_EXPORTER_OTLP_ENDPOINT
- * (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set. Without an endpoint spans are still created, so
- * every request has a trace id, but nothing is exported.
+ * Starts the OpenTelemetry SDK for this process: HTTP and gRPC instrumentation (HTTP server spans are
+ * named by route, see `nameHttpRoute`), W3C trace context propagation (the default), and an OTLP/HTTP
+ * exporter when OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set, sampled as
+ * OTEL_TRACES_SAMPLER says (default: every trace). Without an endpoint spans are not recorded (nothing
+ * would read them), but every request still gets a trace id and the context still propagates.
  */
 export function startTelemetry(serviceName = process.env.OTEL_SERVICE_NAME ?? 'render-service'): NodeSDK {
   const g = globalThis as Global;
@@ -35,19 +35,21 @@ export function startTelemetry(serviceName = process.env.OTEL_SERVICE_NAME ?? 'r
     process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
   );
   // Without an exporter a processor that drops spans still makes the SDK install its tracer provider,
-  // so every request gets a real trace id (the X-Service-Request-Id) and context still propagates.
+  // so every request gets a real trace id (the X-Service-Request-Id) and context still propagates; the
+  // sampler makes those spans non-recording, so nobody pays for attributes and timings nobody reads.
   const spanProcessors: SpanProcessor[] = exporting
     ? [new BatchSpanProcessor(new OTLPTraceExporter(), { scheduledDelayMillis: 500 })]
     : [dropSpans];
+  const sampler: Sampler | undefined = exporting ? undefined : new AlwaysOffSampler();
   const sdk = new NodeSDK({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName }),
     spanProcessors,
+    ...(sampler ? { sampler } : {}),
     instrumentations: [
       new HttpInstrumentation({
         ignoreIncomingRequestHook: (req) => req.url === '/healthz',
       }),
       new GrpcInstrumentation(),
-      new FastifyOtelInstrumentation({ registerOnInitialization: true }),
     ],
   });
   sdk.start();

@@ -14,6 +14,7 @@ import { sweepExpired } from './application/sweep-expired.js';
 import { natsJobPublisher } from './adapters/nats-job-publisher.js';
 import { kvRenderStatus } from './adapters/kv-render-status.js';
 import { kvCacheIndex } from './adapters/kv-cache-index.js';
+import { memoizedCacheIndex } from './adapters/memoized-cache-index.js';
 import { objectStoreFiles } from './adapters/object-store-files.js';
 import { memoizedFiles } from './adapters/memoized-files.js';
 import { netGuardWebhook } from './adapters/net-guard-webhook.js';
@@ -37,9 +38,9 @@ export function buildAsyncRenders(d: {
   statusKv: KV;
   cacheKv: KV;
 }) {
-  // Cache hits are served from memory when this edge has read the file before.
+  // Cache hits are served from memory when this edge has read the entry and the file before.
   const files = memoizedFiles(objectStoreFiles(d.objects), { maxBytes: d.config.fileMemoryBytes });
-  const index = kvCacheIndex(d.cacheKv);
+  const index = memoizedCacheIndex(kvCacheIndex(d.cacheKv), { maxEntries: 100_000 });
   const statuses = kvRenderStatus(d.statusKv);
   const jobs = natsJobPublisher(d.js);
   const cache = renderCache({ index, files });

@@ -17,6 +17,8 @@ export interface AdmitInput {
   /** Set by trusted internal callers (scheduled runs) instead of a key. */
   accountId?: string;
   usage: Usage;
+  /** Admit a render without reserving quota (it may be a cache hit); `reserve` follows if it renders. */
+  deferQuota?: boolean;
   features: string[];
   signature?: string;
   signedQuery: string;
@@ -60,6 +62,14 @@ export function admission(deps: {
     if (!queryOk && !bodyOk) throw errors.signatureInvalid();
   };
 
+  const reserveFor = (account: OpenAccountState, nowMs: number): string => {
+    const monthlyQuota = limits[account.plan].monthlyQuota;
+    const reservation = quota.reserve(deps.newId(), account.accountId, monthlyQuota, nowMs);
+    if (reservation) return reservation.id;
+    const usage = quota.usage(account.accountId, monthlyQuota, nowMs);
+    throw errors.quotaExceeded(Math.max(1, usage.resetUnix - Math.floor(nowMs / 1000)));
+  };
+
   return {
     authenticate,
 
@@ -86,13 +96,19 @@ export function admission(deps: {
       for (const feature of input.features) {
         if (!planAllows(account.plan, feature)) throw refuse(errors.planUpgradeRequired(feature));
       }
-      if (!CONSUMES_QUOTA.has(input.usage)) return { account, rateLimit };
-      const reservation = quota.reserve(deps.newId(), account.accountId, plan.monthlyQuota, nowMs);
-      if (!reservation) {
-        const usage = quota.usage(account.accountId, plan.monthlyQuota, nowMs);
-        throw refuse(errors.quotaExceeded(Math.max(1, usage.resetUnix - Math.floor(nowMs / 1000))));
+      if (!CONSUMES_QUOTA.has(input.usage) || input.deferQuota) return { account, rateLimit };
+      try {
+        return { account, rateLimit, reservationId: reserveFor(account, nowMs) };
+      } catch (err) {
+        throw refuse(err as AppError);
       }
-      return { account, rateLimit, reservationId: reservation.id };
+    },
+
+    /** One unit of quota for an admitted account whose admission deferred it. */
+    reserve(accountId: string): string {
+      const account = directory.byId(accountId);
+      if (!account) throw errors.notFound('The account');
+      return reserveFor(account, clock.now().getTime());
     },
 
     signingKey(accountId: string): string {

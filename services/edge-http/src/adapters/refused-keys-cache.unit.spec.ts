@@ -12,6 +12,7 @@ function fakeAuthQuota(valid: Set<string>): AuthQuota {
       if (!valid.has(r.accessKey)) throw errors.accessKeyInvalid();
       return admitted;
     }),
+    reserve: vi.fn(),
     commit: vi.fn(),
     release: vi.fn(),
     usage: vi.fn(),

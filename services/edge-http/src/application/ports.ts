@@ -14,6 +14,8 @@ export interface RateLimitInfo {
 export interface AdmitRequest {
   accessKey: string;
   usage: 'render' | 'task_create' | 'task_other' | 'read';
+  /** A render that may be a cache hit: no quota is reserved at admission (`reserve` when it renders). */
+  deferQuota?: boolean;
   features: string[];
   signature?: string;
   signedQuery: string;
@@ -35,6 +37,8 @@ export interface Usage {
 /** auth-quota, as the edge needs it. */
 export interface AuthQuota {
   admit(request: AdmitRequest): Promise<Admitted>;
+  /** One unit of quota for an account admitted with `deferQuota`; 423 quota_exceeded when used up. */
+  reserve(accountId: string): Promise<string>;
   commit(reservationId: string): Promise<void>;
   release(reservationId: string): Promise<void>;
   usage(accountId: string): Promise<Usage>;

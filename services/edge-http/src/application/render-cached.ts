@@ -18,7 +18,13 @@ export type CachedOutcome = RenderOutcome & { cache: 'HIT' | 'MISS' };
  */
 export function renderCached(deps: { renderSync: RenderSync; cache: RenderCache; clock: Clock; newFileName?: () => string }) {
   const fileName = deps.newFileName ?? newFileName;
-  return async (input: { accountId: string; operation: Operation; params: RenderParams }): Promise<CachedOutcome> => {
+  return async (input: {
+    accountId: string;
+    operation: Operation;
+    params: RenderParams;
+    /** Runs on a miss, before the render (the quota a hit would not have cost). */
+    beforeRender?: () => Promise<void>;
+  }): Promise<CachedOutcome> => {
     const key = cacheKeyOf(input.accountId, input.operation, input.params);
     const hit = await deps.cache.read(input.accountId, key, deps.clock.now().getTime());
     if (hit) {
@@ -31,8 +37,10 @@ export function renderCached(deps: { renderSync: RenderSync; cache: RenderCache;
         cache: 'HIT',
       };
     }
+    await input.beforeRender?.();
     const ttlMs = (input.params.cache_ttl ?? DEFAULT_CACHE_TTL_SECONDS) * 1000;
-    const outcome = await deps.renderSync({ ...input, placement: { object_name: fileName(), ttl_ms: ttlMs, cache_key: key } });
+    const { accountId, operation, params } = input;
+    const outcome = await deps.renderSync({ accountId, operation, params, placement: { object_name: fileName(), ttl_ms: ttlMs, cache_key: key } });
     if (outcome.kept) await deps.cache.remember(key, input.accountId, outcome.kept.objectName, outcome.kept.expiresUnixMs);
     return { ...outcome, cache: 'MISS' };
   };

@@ -14,6 +14,8 @@ import { buildServer } from './build-server.js';
 
 const KEYS: Record<string, string> = { ak_one: 'acc_1', ak_two: 'acc_2' };
 let reservations = 0;
+/** Units of quota left to the accounts (reserve refuses past it). */
+let quotaLeft = Number.POSITIVE_INFINITY;
 const authQuota: AuthQuota = {
   admit: vi.fn(async (req) => {
     const accountId = KEYS[req.accessKey];
@@ -21,8 +23,13 @@ const authQuota: AuthQuota = {
     return {
       account: { accountId, plan: 'scale' },
       rateLimit: { limit: 150, remaining: 149, resetUnix: 1_800_000_000 },
-      reservationId: req.usage === 'render' ? `res-${++reservations}` : undefined,
+      reservationId: req.usage === 'render' && !req.deferQuota ? `res-${++reservations}` : undefined,
     };
+  }),
+  reserve: vi.fn(async () => {
+    if (quotaLeft <= 0) throw errors.quotaExceeded(60);
+    quotaLeft -= 1;
+    return `res-${++reservations}`;
   }),
   commit: vi.fn(async () => undefined),
   release: vi.fn(async () => undefined),
@@ -76,6 +83,8 @@ afterAll(() => app.close());
 beforeEach(() => {
   vi.mocked(authQuota.commit).mockClear();
   vi.mocked(authQuota.release).mockClear();
+  vi.mocked(authQuota.reserve).mockClear();
+  quotaLeft = Number.POSITIVE_INFINITY;
 });
 
 const post = (key: string, payload: Record<string, unknown>) =>
@@ -121,22 +130,55 @@ describe('async renders over HTTP', () => {
 
 describe('the render cache over HTTP', () => {
   describe('When the same cached request comes twice', () => {
-    it('should MISS (committed) then HIT (released, same bytes)', async () => {
+    it('should MISS (quota reserved then committed) then HIT (no quota touched, same bytes)', async () => {
       const params = { url: 'https://example.com/cached', cache: true };
       const miss = await post('ak_one', params);
       expect(miss.statusCode).toBe(200);
       expect(miss.headers['x-service-cache']).toBe('MISS');
-      await vi.waitFor(() => expect(authQuota.commit).toHaveBeenCalledTimes(1));
+      expect(authQuota.admit).toHaveBeenLastCalledWith(expect.objectContaining({ deferQuota: true }));
+      expect(authQuota.reserve).toHaveBeenCalledWith('acc_1');
+      const reserved = await vi.mocked(authQuota.reserve).mock.results[0]!.value;
+      await vi.waitFor(() => expect(authQuota.commit).toHaveBeenCalledWith(reserved));
       vi.mocked(authQuota.commit).mockClear();
+      vi.mocked(authQuota.reserve).mockClear();
 
       const hit = await post('ak_one', params);
       expect(hit.statusCode).toBe(200);
       expect(hit.headers['x-service-cache']).toBe('HIT');
       expect(hit.rawPayload).toEqual(miss.rawPayload);
-      expect(authQuota.release).toHaveBeenCalledTimes(1);
       await settled();
+      expect(authQuota.reserve).not.toHaveBeenCalled();
       expect(authQuota.commit).not.toHaveBeenCalled();
+      expect(authQuota.release).not.toHaveBeenCalled();
       expect(renderSync).toHaveBeenCalledTimes(1);
+    });
+  });
+
+  describe('When the quota of the month is used up', () => {
+    it('should still answer a HIT, and refuse a MISS with 423 before rendering', async () => {
+      const params = { url: 'https://example.com/cached-before-quota', cache: true };
+      expect((await post('ak_one', params)).headers['x-service-cache']).toBe('MISS');
+      const rendered = renderSync.mock.calls.length;
+      quotaLeft = 0;
+
+      const hit = await post('ak_one', params);
+      expect(hit.statusCode).toBe(200);
+      expect(hit.headers['x-service-cache']).toBe('HIT');
+
+      const miss = await post('ak_one', { ...params, url: 'https://example.com/not-cached-yet' });
+      expect(miss.statusCode).toBe(423);
+      expect(miss.json()).toMatchObject({ statusCode: 423, code: 'quota_exceeded' });
+      expect(miss.headers['x-ratelimit-limit']).toBe('150');
+      expect(renderSync.mock.calls.length).toBe(rendered);
+    });
+  });
+
+  describe('When a cached request is also async', () => {
+    it('should reserve at admission (the job carries the reservation)', async () => {
+      const res = await post('ak_one', { url: 'https://example.com/async-cached', cache: true, async: true });
+      expect(res.statusCode).toBe(202);
+      expect(authQuota.admit).toHaveBeenLastCalledWith(expect.objectContaining({ deferQuota: false }));
+      expect(jobs.submitted.at(-1)).toMatchObject({ reservation_id: expect.stringMatching(/^res-/) });
     });
   });
 

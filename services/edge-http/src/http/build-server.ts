@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import helmet from '@fastify/helmet';
-import { currentTraceId } from '@app/telemetry';
+import { currentTraceId, nameHttpRoute } from '@app/telemetry';
 import type { Logger } from '@app/logging';
 import type { AuthQuota } from '../application/ports.js';
 import type { RenderSync } from '../application/render-sync.js';
@@ -60,7 +60,9 @@ export async function buildServer(deps: HttpDeps): Promise<FastifyInstance> {
     crossOriginResourcePolicy: false,
   });
   // X-Service-Request-Id is the trace id, on every response (errors included).
-  app.addHook('onRequest', async (_request, reply) => {
+  // The trace's server span takes the route's name (POST /v1/tasks/:id).
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.routeOptions.url) nameHttpRoute(request.routeOptions.url);
     void reply.header('x-service-request-id', currentTraceId() ?? randomBytes(16).toString('hex'));
   });
   app.setErrorHandler(errorHandler);

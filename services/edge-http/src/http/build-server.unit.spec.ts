@@ -13,6 +13,7 @@ const authQuota: AuthQuota = {
     if (req.accessKey !== VALID_KEY) throw errors.accessKeyInvalid();
     return { account: { accountId: 'acc_1', plan: 'basic' }, rateLimit: { limit: 40, remaining: 39, resetUnix: 1_800_000_000 }, reservationId: 'r1' };
   }),
+  reserve: vi.fn(async () => 'res-deferred'),
   commit: vi.fn(async () => undefined),
   release: vi.fn(async () => undefined),
   usage: vi.fn(async () => ({ hits: { quota: 100, used: 7, remaining: 93 }, concurrency: { limit: 0, remaining: 0, reset: 0 } })),

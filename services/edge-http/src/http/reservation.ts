@@ -12,6 +12,14 @@ export function takeReservation(request: FastifyRequest): string | undefined {
   return id;
 }
 
+/**
+ * Reserves the unit of quota that admission deferred for a request that might have been a cache hit,
+ * now that it renders (423 quota_exceeded when used up). Does nothing for any other request.
+ */
+export async function reserveDeferredQuota(request: FastifyRequest): Promise<void> {
+  await request.reserveDeferredQuota?.();
+}
+
 /** Origin the client reached us at (or the configured public URL), for absolute file URLs. */
 export function filesBaseUrl(request: FastifyRequest, publicUrl: string | undefined): string {
   const origin = publicUrl ? publicUrl.replace(/\/+$/, '') : `${request.protocol}://${request.host}`;

@@ -24,10 +24,11 @@ const codeOf = async (p: Promise<unknown>) => {
   return 'no error';
 };
 
-const admit = (accessKey: string, extra: Partial<{ usage: string; features: string[] }> = {}) =>
+const admit = (accessKey: string, extra: Partial<{ usage: string; features: string[]; defer_quota: boolean }> = {}) =>
   callUnary(client, client.admitRequest, {
     access_key: accessKey,
     usage: extra.usage ?? 'render',
+    defer_quota: extra.defer_quota,
     features: extra.features ?? [],
     signed_query: '',
     body: Buffer.alloc(0),
@@ -97,6 +98,43 @@ describe('AuthQuotaService over gRPC', () => {
       expect(await codeOf(admit(created.access_key))).toBe('quota_exceeded');
       await callUnary(client, client.releaseQuota, { reservation_id: first.reservation_id! });
       expect((await admit(created.access_key)).reservation_id).toBeTruthy();
+    });
+  });
+
+  describe('When admissions come in one batch', () => {
+    it('should decide each in order as if alone and answer each at its position', async () => {
+      const created = await callUnary(client, client.createAccount, { name: 'B', plan: 'free' });
+      const request = (access_key: string) => ({ access_key, usage: 'read', features: [], signed_query: '', body: Buffer.alloc(0) });
+      // Free plan: 5 requests a minute.
+      const keys = [created.access_key, 'ak_unknown', ...Array.from({ length: 6 }, () => created.access_key)];
+      const { outcomes } = await callUnary(client, client.admitRequests, { requests: keys.map(request) });
+      expect(outcomes.map((o) => (o.result?.$case === 'admitted' ? 'ok' : o.result?.value.code))).toEqual([
+        'ok', 'access_key_invalid', 'ok', 'ok', 'ok', 'ok', 'rate_limited', 'rate_limited',
+      ]);
+      const admitted = outcomes.flatMap((o) => (o.result?.$case === 'admitted' ? [o.result.value] : []));
+      expect(admitted.map((a) => a.rate_limit?.remaining)).toEqual([4, 3, 2, 1, 0]);
+      const refused = outcomes[6]!.result;
+      expect(refused?.$case === 'refused' && refused.value).toMatchObject({
+        message: expect.stringContaining('Too many requests'),
+        retry_after_seconds: expect.any(Number),
+        rate_limit: { limit: 5, remaining: 0 },
+      });
+    });
+  });
+
+  describe('When a render that may be a cache hit defers its quota', () => {
+    it('should admit it without a reservation, even past the quota, and ReserveQuota reserves up to the quota', async () => {
+      const created = await callUnary(client, client.createAccount, { name: 'D', plan: 'free' });
+      const accountId = created.account!.account_id;
+      const deferred = await admit(created.access_key, { defer_quota: true });
+      expect(deferred.reservation_id).toBeUndefined();
+      expect(deferred.rate_limit?.remaining).toBeGreaterThanOrEqual(0);
+      const reserved = await callUnary(client, client.reserveQuota, { account_id: accountId });
+      expect(reserved.reservation_id).toBeTruthy();
+      await callUnary(client, client.reserveQuota, { account_id: accountId });
+      expect(await codeOf(callUnary(client, client.reserveQuota, { account_id: accountId }))).toBe('quota_exceeded');
+      expect(await codeOf(admit(created.access_key))).toBe('quota_exceeded');
+      expect((await admit(created.access_key, { defer_quota: true })).account?.account_id).toBe(accountId);
     });
   });
 

@@ -1,7 +1,14 @@
-import { AppError } from '@app/errors';
+import { AppError, isAppError } from '@app/errors';
 import { unaryHandler } from '@app/rpc';
 import type { Logger } from '@app/logging';
-import type { Account as AccountMessage, AuthQuotaServiceServer, RateLimitState } from '@app/proto/authquota';
+import type {
+  Account as AccountMessage,
+  AdmissionOutcome,
+  AdmitRequestRequest,
+  AdmitRequestResponse,
+  AuthQuotaServiceServer,
+  RateLimitState,
+} from '@app/proto/authquota';
 import type { OpenAccountState } from '../../domain/account/account.js';
 import { isPlan, type Plan } from '../../domain/account/plans.js';
 import type { RateDecision } from '../../domain/limits/rate-window.js';
@@ -34,27 +41,58 @@ export function authQuotaService(deps: { admission: Admission; admin: AccountAdm
   const { admission, admin, logger } = deps;
   const h = <Req, Res>(fn: (req: Req) => Promise<Res> | Res) => unaryHandler<Req, Res>(async (req) => fn(req), logger);
 
+  const admit = (req: AdmitRequestRequest): AdmitRequestResponse => {
+    if (!USAGES.has(req.usage)) throw new AppError('invalid_parameter', `Unknown usage "${req.usage}".`);
+    const admitted = admission.admit({
+      accessKey: req.access_key,
+      accountId: req.account_id,
+      usage: req.usage as Usage,
+      deferQuota: req.defer_quota ?? false,
+      features: req.features,
+      signature: req.signature,
+      signedQuery: req.signed_query,
+      bodySignature: req.body_signature,
+      body: req.body,
+    });
+    return {
+      account: toAccount(admitted.account),
+      rate_limit: toRate(admitted.rateLimit),
+      reservation_id: admitted.reservationId,
+    };
+  };
+
+  /** One request of a batch: its answer, or its refusal as AdmitRequest's error trailers would say it. */
+  const outcomeOf = (req: AdmitRequestRequest): AdmissionOutcome => {
+    try {
+      return { result: { $case: 'admitted', value: admit(req) } };
+    } catch (err) {
+      if (!isAppError(err) || err.code === 'internal_error') {
+        logger.error({ err }, 'admission failed');
+        return { result: { $case: 'refused', value: { code: 'internal_error', message: 'An internal error occurred.' } } };
+      }
+      const { retryAfterSeconds, rateLimit } = err;
+      return {
+        result: {
+          $case: 'refused',
+          value: {
+            code: err.code,
+            message: err.message,
+            retry_after_seconds: retryAfterSeconds,
+            rate_limit: rateLimit && { limit: rateLimit.limit, remaining: rateLimit.remaining, reset_unix: rateLimit.resetUnix },
+          },
+        },
+      };
+    }
+  };
+
   return {
     authenticate: h(async (req) => ({ account: toAccount(admission.authenticate(req.access_key)) })),
 
-    admitRequest: h(async (req) => {
-      if (!USAGES.has(req.usage)) throw new AppError('invalid_parameter', `Unknown usage "${req.usage}".`);
-      const admitted = admission.admit({
-        accessKey: req.access_key,
-        accountId: req.account_id,
-        usage: req.usage as Usage,
-        features: req.features,
-        signature: req.signature,
-        signedQuery: req.signed_query,
-        bodySignature: req.body_signature,
-        body: req.body,
-      });
-      return {
-        account: toAccount(admitted.account),
-        rate_limit: toRate(admitted.rateLimit),
-        reservation_id: admitted.reservationId,
-      };
-    }),
+    admitRequest: h(async (req) => admit(req)),
+
+    admitRequests: h(async (req) => ({ outcomes: req.requests.map(outcomeOf) })),
+
+    reserveQuota: h(async (req) => ({ reservation_id: admission.reserve(req.account_id) })),
 
     commitQuota: h(async (req) => {
       await admission.commit(req.reservation_id);

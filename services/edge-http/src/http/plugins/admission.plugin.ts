@@ -12,11 +12,22 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     admitted?: Admitted;
+    /** Set when admission deferred the quota: reserves it (once) before the request renders. */
+    reserveDeferredQuota?: () => Promise<void>;
     rawBody?: Buffer;
   }
 }
 
 const truthy = (v: unknown) => v === true || v === 'true' || v === '1';
+
+/**
+ * A synchronous render that asks for the cache may be answered by a hit, which costs no quota: its
+ * admission reserves none, and the route reserves a unit only when it renders (`reserveQuota`).
+ */
+function mayBeCacheHit(request: FastifyRequest): boolean {
+  const input = inputOf(request);
+  return Boolean(input && truthy(input.cache) && !truthy(input.async));
+}
 
 /** Plan-restricted features a request's parameters ask for. */
 function featuresOf(request: FastifyRequest): string[] {
@@ -42,9 +53,11 @@ export const admissionPlugin = fp(async (app: FastifyInstance, opts: { authQuota
     if (!usage) return;
     const signature = (request.query as Record<string, unknown> | undefined)?.signature;
     const bodySignature = request.headers['x-signature'];
+    const deferQuota = usage === 'render' && mayBeCacheHit(request);
     const admitted = await authQuota.admit({
       accessKey: accessKeyOf(request),
       usage,
+      deferQuota,
       features: featuresOf(request),
       signature: typeof signature === 'string' ? signature : undefined,
       signedQuery: rawQueryOf(request),
@@ -52,6 +65,12 @@ export const admissionPlugin = fp(async (app: FastifyInstance, opts: { authQuota
       body: request.rawBody ?? new Uint8Array(),
     });
     request.admitted = admitted;
+    if (deferQuota) {
+      request.reserveDeferredQuota = async () => {
+        request.reserveDeferredQuota = undefined;
+        admitted.reservationId = await authQuota.reserve(admitted.account.accountId);
+      };
+    }
     void reply.headers({
       'x-ratelimit-limit': String(admitted.rateLimit.limit),
       'x-ratelimit-remaining': String(admitted.rateLimit.remaining),

@@ -6,7 +6,7 @@ import type { RenderAsync } from '../../application/render-async.js';
 import type { RenderCached } from '../../application/render-cached.js';
 import type { RenderOutcome, RenderSync } from '../../application/render-sync.js';
 import { inputOf } from '../access-key.js';
-import { filesBaseUrl, takeReservation } from '../reservation.js';
+import { filesBaseUrl, reserveDeferredQuota, takeReservation } from '../reservation.js';
 
 /** Content-Disposition per the decisions: inline, or attachment with NAME.EXT. */
 export function contentDisposition(attachmentName: string | undefined, extension: string): string {
@@ -45,6 +45,7 @@ export async function renderRoutes(app: FastifyInstance, opts: RenderRoutesOptio
 
       if (params.async) {
         if (!opts.renderAsync) throw unavailable();
+        await reserveDeferredQuota(request);
         const accepted = await opts.renderAsync({
           accountId,
           operation,
@@ -60,7 +61,7 @@ export async function renderRoutes(app: FastifyInstance, opts: RenderRoutesOptio
       }
       if (params.cache) {
         if (!opts.renderCached) throw unavailable();
-        const outcome = await opts.renderCached({ accountId, operation, params });
+        const outcome = await opts.renderCached({ accountId, operation, params, beforeRender: () => reserveDeferredQuota(request) });
         if (outcome.cache === 'HIT') {
           // Hits count against the rate limit (admission did) but not the quota.
           const reservationId = takeReservation(request);
@@ -69,6 +70,7 @@ export async function renderRoutes(app: FastifyInstance, opts: RenderRoutesOptio
         void reply.header('x-service-cache', outcome.cache);
         return send(reply, outcome, params.attachment_name);
       }
+      await reserveDeferredQuota(request);
       return send(reply, await opts.renderSync({ accountId, operation, params }), params.attachment_name);
     };
     app.post(`/v1/${operation}`, { config: { usage: 'render' } }, handler);

@@ -38,6 +38,7 @@ const authQuota: AuthQuota = {
       ...(req.usage === 'task_create' ? { reservationId: 'res-1' } : {}),
     };
   }),
+  reserve: vi.fn(async () => 'res-deferred'),
   commit: vi.fn(async () => undefined),
   release: vi.fn(async () => undefined),
   usage: vi.fn(async () => ({ hits: { quota: 0, used: 0, remaining: 0 }, concurrency: { limit: 0, remaining: 0, reset: 0 } })),
