@@ -6,10 +6,10 @@ import { bypassCspStep, javascriptStep, mediaFeaturesStep, mediaTypeStep, timezo
 import { geolocationStep } from './setup/geolocation.js';
 import { authenticationStep, extraHeadersStep } from './setup/headers.js';
 import { requestsStep } from './setup/requests.js';
-import type { PageSetupStep, RenderEnv } from './setup/step.js';
+import type { PageSetupStep } from './setup/step.js';
 import { userAgentStep, viewportStep } from './setup/viewport.js';
 
-export type { PageSetupStep, RenderEnv } from './setup/step.js';
+export type { PageSetupStep } from './setup/step.js';
 export { parseHeaderList } from './setup/headers.js';
 export { viewportFor, DEFAULT_VIEWPORT_HEIGHT, DEFAULT_VIEWPORT_WIDTH } from './setup/viewport.js';
 
@@ -34,8 +34,7 @@ export const PAGE_SETUP_STEPS: readonly PageSetupStep[] = [
 export async function setupPage(
   page: Page,
   params: RenderParams,
-  env: RenderEnv = {},
   steps: readonly PageSetupStep[] = PAGE_SETUP_STEPS,
 ): Promise<void> {
-  await Promise.all(steps.map((step) => step(page, params, env)));
+  await Promise.all(steps.map((step) => step(page, params)));
 }

@@ -12,10 +12,13 @@ import { useRenderer } from './testing/render-harness.js';
 // The pool's egress goes through a recording test proxy (as it goes through the SSRF guard in
 // production), which answers for any host but 127.0.0.1 itself: no request leaves the machine.
 let fixture: FixtureServer;
+/** Another origin, whose every answer is an authentication challenge. */
+let foreign: FixtureServer;
 let egress: TestProxy;
 let callerProxy: TestProxy;
 const USER = 'renderer';
 const PASSWORD = 'pa:ss word';
+const CREDENTIALS = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`;
 const page = (body: string, headers: Record<string, string> = {}) => (_req: IncomingMessage, res: ServerResponse) => {
   res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...headers });
   res.end(`<!doctype html><html><head><meta charset="utf-8"><style>html,body{margin:0;background:#fff}</style></head><body>${body}</body></html>`);
@@ -26,6 +29,12 @@ const asset = (type: string, body = '') => (_req: IncomingMessage, res: ServerRe
 };
 
 beforeAll(async () => {
+  foreign = await startFixtureServer({
+    '/challenge.png': (_req, res) => {
+      res.writeHead(401, { 'www-authenticate': 'Basic realm="foreign"', 'content-type': 'text/plain' });
+      res.end('who are you');
+    },
+  });
   fixture = await startFixtureServer({
     '/echo': page('<p>echo</p>'),
     '/private': (req, res) => {
@@ -34,6 +43,13 @@ beforeAll(async () => {
         return res.end('<!doctype html><p>locked</p>');
       }
       page(`<p>secret content</p><img src="http://localhost:${fixture.port}/third-party.png">`)(req, res);
+    },
+    '/private-foreign': (req, res) => {
+      if (req.headers.authorization !== CREDENTIALS) {
+        res.writeHead(401, { 'www-authenticate': 'Basic realm="fixture"', 'content-type': 'text/html' });
+        return res.end('<!doctype html><p>locked</p>');
+      }
+      page(`<p>secret content</p><img src="${foreign.origin}/challenge.png">`)(req, res);
     },
     '/assets': page(
       `<link rel="stylesheet" href="/b.css"><img src="/b.png"><script src="/b.js"></script>
@@ -65,6 +81,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await fixture?.close();
+  await foreign?.close();
   await egress?.close();
   await callerProxy?.close();
 });
@@ -115,9 +132,32 @@ describe('request parameters', () => {
       const html = (await r.render('scrape', { url: url('/echo'), proxy })).body.toString();
       expect(html).toContain('<p>echo</p>');
       expect(callerProxy.seen).toContain(url('/echo'));
-      expect(callerProxy.challenged).toBeGreaterThan(0);
+      // The test proxy forwards only requests that carry its credentials.
       expect(lastRequest('/echo')!.headers['x-via-test-proxy']).toBe('1');
       expect(egress.seen.slice(egressBefore)).not.toContain(url('/echo'));
+    });
+  });
+
+  describe('When a page reached through a proxy with credentials asks for authentication', () => {
+    it('should never answer it with the proxy credentials', async () => {
+      const proxy = `http://${USER}:${encodeURIComponent(PASSWORD)}@127.0.0.1:${callerProxy.port}`;
+      const before = fixture.requests.length;
+      const html = (await r.render('scrape', { url: url('/private'), proxy })).body.toString();
+      expect(html).toContain('locked');
+      const asked = fixture.requests.slice(before).filter((q) => q.path === '/private');
+      expect(asked.length).toBeGreaterThan(0);
+      expect(asked.map((q) => q.headers.authorization)).not.toContain(CREDENTIALS);
+    });
+  });
+
+  describe('When another origin the page loads asks for authentication', () => {
+    it('should never answer it with the authorization credentials', async () => {
+      const authorization = Buffer.from(`${USER}:${PASSWORD}`).toString('base64');
+      const html = (await r.render('scrape', { url: url('/private-foreign'), authorization, wait_until: 'load' })).body.toString();
+      expect(html).toContain('secret content');
+      const asked = foreign.requests.filter((q) => q.path === '/challenge.png');
+      expect(asked.length).toBeGreaterThan(0);
+      expect(asked.map((q) => q.headers.authorization)).not.toContain(CREDENTIALS);
     });
   });
 

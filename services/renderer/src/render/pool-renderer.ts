@@ -2,6 +2,7 @@ import type { RenderParams } from '@app/proto/render';
 import type { BrowserPool } from '../browser/browser-pool.js';
 import type { GpuSupport } from './gpu.js';
 import { renderJob } from './render-job.js';
+import { openRoute } from './proxy-relay.js';
 import { routeFor, type NetworkRouting } from './route.js';
 import type { RenderOperation, RenderOutput } from './types.js';
 
@@ -14,18 +15,23 @@ const DIRECT: NetworkRouting = { allowPrivate: false, ipLocationProxies: {} };
 
 /**
  * renderJob on a pooled page: the pool owns the hard deadline, the context and the browser. A render
- * through a proxy gets a context of its own (a pre-warmed one cannot change its proxy).
+ * through a proxy gets a context of its own (a pre-warmed one cannot change its proxy), and a relay
+ * when that proxy wants credentials.
  */
 export function poolRenderer(pool: Pick<BrowserPool, 'run'>, opts: PoolRendererOptions = {}) {
   return {
     async render(operation: RenderOperation, params: RenderParams, timeoutMs: number): Promise<RenderOutput> {
       const started = Date.now();
-      const route = await routeFor(params, opts.routing ?? DIRECT);
-      const remainingMs = Math.max(1, timeoutMs - (Date.now() - started));
-      return pool.run(
-        (page) => renderJob(page, operation, params, { timeoutMs: remainingMs }, { proxyCredentials: route.credentials, gpu: opts.gpu }),
-        { timeoutMs: remainingMs, context: route.context },
-      );
+      const route = await openRoute(await routeFor(params, opts.routing ?? DIRECT));
+      try {
+        const remainingMs = Math.max(1, timeoutMs - (Date.now() - started));
+        return await pool.run((page) => renderJob(page, operation, params, { timeoutMs: remainingMs }, { gpu: opts.gpu }), {
+          timeoutMs: remainingMs,
+          context: route.context,
+        });
+      } finally {
+        await route.close();
+      }
     },
   };
 }

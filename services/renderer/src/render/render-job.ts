@@ -5,7 +5,7 @@ import { countdown, type Countdown } from './countdown.js';
 import { gpuHeader, type GpuSupport } from './gpu.js';
 import { metadataHeaders } from './metadata.js';
 import { navigate } from './navigate.js';
-import { setupPage, type RenderEnv } from './page-setup.js';
+import { setupPage } from './page-setup.js';
 import { printPdf } from './pdf.js';
 import { clickSelector } from './prepare/click.js';
 import { hideSelectors } from './prepare/hide.js';
@@ -29,7 +29,7 @@ const OUTPUT_RESERVE_MS = 1_500;
 /** At most this long is waited for a cookie popup to be handled. */
 const CONSENT_WAIT_MS = 2_000;
 
-export interface RenderJobEnv extends RenderEnv {
+export interface RenderJobEnv {
   gpu?: GpuSupport | undefined;
 }
 
@@ -66,7 +66,7 @@ export async function renderJob(
   const clock = countdown(deadline);
   const produce = PRODUCERS[operation];
   try {
-    await setupPage(page, params, env);
+    await setupPage(page, params);
     const navigation = await navigate(page, params, clock);
     await prepare(page, operation, params, clock);
     const artifact = await produce(page, params, clock);

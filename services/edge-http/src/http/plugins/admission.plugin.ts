@@ -22,7 +22,7 @@ const truthy = (v: unknown) => v === true || v === 'true' || v === '1';
 
 /**
  * A synchronous render that asks for the cache may be answered by a hit, which costs no quota: its
- * admission reserves none, and the route reserves a unit only when it renders (`reserveQuota`).
+ * admission reserves none, and the route reserves a unit only when it renders (`reserveDeferredQuota`).
  */
 function mayBeCacheHit(request: FastifyRequest): boolean {
   const input = inputOf(request);

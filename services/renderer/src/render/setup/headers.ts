@@ -1,5 +1,5 @@
 import { ValidationError } from '@app/errors';
-import type { PageSetupStep, RenderEnv } from './step.js';
+import type { PageSetupStep } from './step.js';
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
@@ -31,18 +31,11 @@ export const extraHeadersStep: PageSetupStep = (page, params) => {
 };
 
 /**
- * Answers to authentication challenges: the render's proxy credentials (407), else the `authorization`
- * credentials (a 401 the proactive header did not satisfy, e.g. Digest), else empty ones, so that a page
- * behind authentication is rendered with its own 401 answer instead of failing the navigation.
+ * Every authentication challenge is answered with empty credentials, so a page behind authentication
+ * renders its own 401 answer instead of failing the navigation. Real credentials never answer a
+ * challenge, since any origin the page loads may send one: `authorization` goes as a header to the
+ * page's own origin only (requestsStep), and a proxy's credentials are added by its relay.
  */
-export function challengeCredentials(params: { authorization?: string | undefined }, env: RenderEnv): { username: string; password: string } {
-  if (env.proxyCredentials) return env.proxyCredentials;
-  if (params.authorization) {
-    const decoded = Buffer.from(params.authorization, 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    if (colon >= 0) return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
-  }
-  return { username: '', password: '' };
-}
+export const EMPTY_CREDENTIALS = Object.freeze({ username: '', password: '' });
 
-export const authenticationStep: PageSetupStep = (page, params, env) => page.authenticate(challengeCredentials(params, env));
+export const authenticationStep: PageSetupStep = (page) => page.authenticate(EMPTY_CREDENTIALS);

@@ -1,23 +1,15 @@
-import { describe, expect, it } from 'vitest';
-import { challengeCredentials } from './headers.js';
+import { describe, expect, it, vi } from 'vitest';
+import type { Page } from 'puppeteer-core';
+import { authenticationStep } from './headers.js';
+import { renderParams } from '../testing/test-params.js';
 
-describe('challengeCredentials', () => {
-  describe('When the render goes through a proxy with credentials', () => {
-    it('should answer challenges with them', () => {
-      expect(challengeCredentials({ authorization: 'dTpw' }, { proxyCredentials: { username: 'p', password: 'q' } })).toEqual({ username: 'p', password: 'q' });
-    });
-  });
-
+describe('authenticationStep', () => {
   describe('When authorization is given', () => {
-    it('should answer a 401 with the decoded user and password', () => {
+    it('should still answer challenges with empty credentials (the header goes to the page origin only)', async () => {
+      const page = { authenticate: vi.fn(async () => undefined) };
       const authorization = Buffer.from('user:pa:ss').toString('base64');
-      expect(challengeCredentials({ authorization }, {})).toEqual({ username: 'user', password: 'pa:ss' });
-    });
-  });
-
-  describe('When there is nothing to answer with', () => {
-    it('should give empty credentials, so the 401 page itself is rendered', () => {
-      expect(challengeCredentials({}, {})).toEqual({ username: '', password: '' });
+      await authenticationStep(page as unknown as Page, renderParams({ url: 'http://site.test/', authorization }));
+      expect(page.authenticate).toHaveBeenCalledWith({ username: '', password: '' });
     });
   });
 });
