@@ -165,7 +165,12 @@ describe('errors', () => {
     it('should answer 400 selector_not_found', async () => {
       const res = await post('screenshot', { url: `${fixture.origin}/button`, click_selector: '#nope' });
       expect(res.status).toBe(400);
-      expect(res.json()).toMatchObject({ statusCode: 400, code: 'selector_not_found', message: expect.stringContaining('click_selector') });
+      expect(res.json()).toMatchObject({
+        statusCode: 400,
+        code: 'selector_not_found',
+        message: expect.stringContaining('click_selector'),
+        details: [{ parameter: 'click_selector', message: expect.any(String) }],
+      });
     });
   });
 

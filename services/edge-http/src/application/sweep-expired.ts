@@ -46,7 +46,7 @@ export function sweepExpired(deps: {
         account_id: r.accountId,
         operation: r.operation,
         status: 'failed',
-        error: { code: 'render_timeout', message: 'The render did not finish in time.' },
+        error: { code: 'render_timeout', message: 'The render did not finish in time.', details: [] },
         started_unix_ms: r.startedMs ?? nowMs,
         finished_unix_ms: nowMs,
         origin: 'api',

@@ -59,7 +59,7 @@ export function performRender(deps: {
   };
 
   const fail = (job: RenderJob, startedMs: number, err: AppError) =>
-    announce(job, startedMs, { status: 'failed', error: { code: err.code, message: err.message } });
+    announce(job, startedMs, { status: 'failed', error: { code: err.code, message: err.message, details: err.details ?? [] } });
 
   return async (job: RenderJob, attempt: { isLast: boolean }): Promise<Disposition> => {
     const startedMs = clock.now().getTime();
