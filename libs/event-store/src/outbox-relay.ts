@@ -4,6 +4,13 @@ export interface OutboxRelayOptions {
   intervalMs: number;
   /** Events read from the outbox per round trip. */
   batch: number;
+  /**
+   * Publishes started before their outcomes are awaited (default 1: one at a time). Above 1, a failed
+   * publish still stops the relay at that event, and it and every later event are published again on the
+   * next flush, but later events of its window may already have reached the broker before it: use it where
+   * consumers need each event once (the message id), not strictly in order.
+   */
+  inFlight?: number;
   /** Called when a background flush fails; the events stay pending and the next tick retries. */
   onError?: (err: unknown) => void;
 }
@@ -21,8 +28,9 @@ export const outboxMessageId = (e: Pick<StoredEvent, 'streamId' | 'version'>): s
 
 /**
  * Publishes outbox events in global order and marks them published. It stops at the first failed publish
- * so nothing is published out of order. A crash between publish and mark publishes the event again on the
- * next run: at least once, which becomes exactly once downstream when `publish` uses `outboxMessageId`.
+ * so nothing is published out of order (one publish in flight; see `inFlight`). A crash between publish and
+ * mark publishes the event again on the next run: at least once, which becomes exactly once downstream when
+ * `publish` uses `outboxMessageId`.
  */
 export function outboxRelay(
   store: EventStore,
@@ -32,6 +40,8 @@ export function outboxRelay(
   if (!Number.isSafeInteger(opts.batch) || opts.batch < 1) {
     throw new RangeError('outboxRelay: batch must be an integer ≥ 1');
   }
+  const inFlight = opts.inFlight ?? 1;
+  if (!Number.isSafeInteger(inFlight) || inFlight < 1) throw new RangeError('outboxRelay: inFlight must be an integer ≥ 1');
   const onError = opts.onError ?? ((err: unknown) => console.error('outbox relay: publishing failed', err));
   let queue: Promise<unknown> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
@@ -43,9 +53,14 @@ export function outboxRelay(
       const pending = await store.pendingOutbox(opts.batch);
       const published: string[] = [];
       try {
-        for (const event of pending) {
-          await publish(event);
-          published.push(event.id);
+        for (let from = 0; from < pending.length; from += inFlight) {
+          const window = pending.slice(from, from + inFlight);
+          // Started in global order; the outcomes are taken in the same order, up to the first failure.
+          const outcomes = await Promise.allSettled(window.map(async (event) => publish(event)));
+          for (const [i, outcome] of outcomes.entries()) {
+            if (outcome.status === 'rejected') throw outcome.reason;
+            published.push(window[i]!.id);
+          }
         }
       } finally {
         await store.markPublished(published);

@@ -38,9 +38,30 @@ describe('outboxRelay', () => {
     });
   });
 
+  describe('When several publishes are in flight and one fails', () => {
+    it('should start them in order, mark only the events before the failure and publish the rest again', async () => {
+      const events = [1, 2, 3, 4, 5].map(pendingEvent);
+      const started: number[] = [];
+      let failing = true;
+      const publish = async (e: StoredEvent) => {
+        started.push(e.version);
+        await new Promise((resolve) => setTimeout(resolve, 6 - e.version));
+        if (failing && e.version === 3) throw new Error('broker unavailable');
+      };
+      const relay = outboxRelay(memoryOutbox(events), publish, { intervalMs: 60_000, batch: 10, inFlight: 4 });
+
+      await expect(relay.flush()).rejects.toThrow('unavailable');
+      expect(started).toEqual([1, 2, 3, 4]);
+      failing = false;
+      expect(await relay.flush()).toBe(3);
+      expect(started.slice(4)).toEqual([3, 4, 5]);
+    });
+  });
+
   describe('When built with an empty batch', () => {
     it('should refuse the options', () => {
       expect(() => outboxRelay(fakeEventStore(), async () => undefined, { intervalMs: 10, batch: 0 })).toThrow(RangeError);
+      expect(() => outboxRelay(fakeEventStore(), async () => undefined, { intervalMs: 10, batch: 1, inFlight: 0 })).toThrow(RangeError);
     });
   });
 });

@@ -1,4 +1,4 @@
-import type { JetStreamClient, JsMsg } from '@nats-io/jetstream';
+import type { Consumer, ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
 import { SpanKind, withSpan } from '@app/telemetry';
 import { traceContextOf } from './trace-headers.js';
 
@@ -34,10 +34,18 @@ export function pullWorkers(deps: {
   handle: (msg: JsMsg) => Promise<Disposition>;
   heartbeatMs?: number;
   errorDelayMs?: number;
+  /**
+   * One continuous pull of up to `concurrency` messages, handled `concurrency` at a time, instead of one pull
+   * request per message: far cheaper when messages come by the thousand and each is handled quickly. The
+   * replica may then hold up to `concurrency` messages more than it works on (their ack_wait runs), so keep
+   * it off where a message is long work that other replicas should take instead.
+   */
+  prefetch?: boolean;
 }): PullWorkers {
   const { js, logger } = deps;
   let running = false;
   let workers: Promise<void>[] = [];
+  let stream: ConsumerMessages | undefined;
 
   const settle = (msg: JsMsg, d: Disposition) => {
     if (d.kind === 'ack') msg.ack();
@@ -63,16 +71,46 @@ export function pullWorkers(deps: {
     }
   };
 
-  const worker = async () => {
-    let consumer;
-    while (running && !consumer) {
+  const pause = () => new Promise((r) => setTimeout(r, 500));
+
+  const durableConsumer = async (): Promise<Consumer | undefined> => {
+    while (running) {
       try {
-        consumer = await js.consumers.get(deps.stream, deps.durable);
+        return await js.consumers.get(deps.stream, deps.durable);
       } catch (err) {
         logger.warn({ err, durable: deps.durable }, 'consumer not available yet; retrying');
-        await new Promise((r) => setTimeout(r, 500));
+        await pause();
       }
     }
+    return undefined;
+  };
+
+  /** The prefetching worker: one consume, `concurrency` handlers at a time. */
+  const consumeWorker = async () => {
+    const consumer = await durableConsumer();
+    while (running && consumer) {
+      const inHand = new Set<Promise<void>>();
+      try {
+        stream = await consumer.consume({ max_messages: deps.concurrency });
+        for await (const msg of stream) {
+          if (!running) {
+            msg.nak();
+            continue;
+          }
+          const handled: Promise<void> = handleOne(msg).finally(() => inHand.delete(handled));
+          inHand.add(handled);
+          if (inHand.size >= deps.concurrency) await Promise.race(inHand);
+        }
+      } catch (err) {
+        if (running) logger.warn({ err, durable: deps.durable }, 'pulling failed; retrying');
+      }
+      await Promise.all(inHand);
+      if (running) await pause();
+    }
+  };
+
+  const worker = async () => {
+    const consumer = await durableConsumer();
     while (running && consumer) {
       let msg: JsMsg | null = null;
       try {
@@ -80,7 +118,7 @@ export function pullWorkers(deps: {
       } catch (err) {
         if (!running) break;
         logger.warn({ err, durable: deps.durable }, 'pulling failed; retrying');
-        await new Promise((r) => setTimeout(r, 500));
+        await pause();
         continue;
       }
       if (!msg) continue;
@@ -97,10 +135,11 @@ export function pullWorkers(deps: {
     start() {
       if (running) return;
       running = true;
-      workers = Array.from({ length: deps.concurrency }, () => worker());
+      workers = deps.prefetch ? [consumeWorker()] : Array.from({ length: deps.concurrency }, () => worker());
     },
     async stop() {
       running = false;
+      await stream?.close();
       await Promise.allSettled(workers);
     },
   };

@@ -18,8 +18,13 @@ const schema = z.object({
   SCHEDULER_TICK_MS: envInt(250, 0, 10_000),
   /** How often the outbox is relayed to NATS (it is also flushed right after a run starts). */
   SCHEDULER_OUTBOX_INTERVAL_MS: envInt(200, 10, 60_000),
-  /** Run messages handled at once per replica (dispatch and outcomes each). */
+  /** Run outcomes handled at once per replica. */
   SCHEDULER_CONCURRENCY: envInt(4, 1, 64),
+  /**
+   * Started runs dispatched at once per replica: each mostly waits (admission, store, broker), and a minute
+   * can start thousands of runs together (bounded by the dispatch consumer's max_ack_pending).
+   */
+  SCHEDULER_DISPATCH_CONCURRENCY: envInt(256, 1, 1_000),
   /** Runs kept per task in the run history. */
   SCHEDULER_RUN_HISTORY_LIMIT: envInt(1_000, 1, 100_000),
   /** A task stream gets a snapshot every this many events (a task running every minute writes ~4,300 a day). */
@@ -40,6 +45,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env) {
     tickMs: c.SCHEDULER_TICK_MS,
     outboxIntervalMs: c.SCHEDULER_OUTBOX_INTERVAL_MS,
     concurrency: c.SCHEDULER_CONCURRENCY,
+    dispatchConcurrency: c.SCHEDULER_DISPATCH_CONCURRENCY,
     runHistoryLimit: c.SCHEDULER_RUN_HISTORY_LIMIT,
     snapshotEvery: c.SCHEDULER_SNAPSHOT_EVERY,
   };

@@ -88,6 +88,39 @@ export function concurrencyContract({ open, raceRounds }: ContractHarness): void
     });
   });
 
+  describe('When appends to many streams are asked at the same moment', () => {
+    it('should commit or refuse each on its own, a refused one leaving nothing', async () => {
+      const { store } = await open();
+      const streams = range(0, 29).map(() => newStreamId());
+      await Promise.all(streams.map((s) => store.append(s, [happened(0)], { expectedVersion: 0 })));
+      const committed = happened(-1, { id: randomUUID() });
+      await store.append(streams[0]!, [committed], { expectedVersion: 1 });
+      // Every third one is stale, every third reuses a committed event id, the others are current.
+      const kind = (i: number) => (['current', 'stale', 'reusing'] as const)[i % 3]!;
+
+      const results = await Promise.allSettled(
+        streams.map((s, i) => {
+          if (kind(i) === 'stale') return store.append(s, [happened(i), happened(i)], { expectedVersion: 0 });
+          if (kind(i) === 'reusing') return store.append(s, [happened(i), committed], { expectedVersion: 1 });
+          return store.append(s, [happened(i), happened(i)], { expectedVersion: i === 0 ? 2 : 1 });
+        }),
+      );
+
+      for (const [i, result] of results.entries()) {
+        const versions = versionsOf(await store.readStream(streams[i]!));
+        if (kind(i) === 'current') {
+          expect(result.status).toBe('fulfilled');
+          expect(versions).toEqual(i === 0 ? [1, 2, 3, 4] : [1, 2, 3]);
+        } else {
+          const code = kind(i) === 'stale' ? 'concurrency_conflict' : 'conflict';
+          expect(result).toMatchObject({ status: 'rejected', reason: { code } });
+          expect(versions).toEqual([1]);
+        }
+      }
+      expect(await store.readAll()).toHaveLength(30 + 1 + 10 * 2);
+    });
+  });
+
   describe('When a committed append is sent again', () => {
     it('should succeed without writing when all its events are committed', async () => {
       const { store } = await open();

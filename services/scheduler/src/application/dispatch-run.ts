@@ -2,6 +2,7 @@ import { isAppError } from '@app/errors';
 import type { RenderJob, RenderParams } from '@app/proto/render';
 import { decide } from '../domain/task/task.decider.js';
 import type { ActiveTask, RunError } from '../domain/task/task.js';
+import { boundedMemo } from '../bounded-memo.js';
 import type { AuthQuota, Clock, RenderJobs, TargetGuard, TaskStreams } from './ports.js';
 import { checkTaskQuery, renderFeatures } from './task-query.js';
 
@@ -62,6 +63,8 @@ export function dispatchRun(deps: {
   newFileName: () => string;
 }) {
   const { streams, authQuota, jobs, guard, clock } = deps;
+  // Validation is a pure function of the operation and the query: a task's every run gets the same answer.
+  const checkQuery = boundedMemo(checkTaskQuery, (api, query) => `${api} ${query}`);
 
   const fail = async (taskId: number, runId: string, error: RunError) => {
     await streams.change(taskId, (state) =>
@@ -78,7 +81,7 @@ export function dispatchRun(deps: {
     if (!open) return DONE;
     const now = clock.now().getTime();
 
-    const checked = checkTaskQuery(state.definition.api, state.definition.query);
+    const checked = checkQuery(state.definition.api, state.definition.query);
     if (!checked.params) {
       const problem = checked.problems[0]!;
       await fail(taskId, runId, { code: 'invalid_parameter', message: `${problem.parameter}: ${problem.message}` });

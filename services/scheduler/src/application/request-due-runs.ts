@@ -1,14 +1,15 @@
 import { decide } from '../domain/task/task.decider.js';
 import { runIdOf } from '../domain/task/task.js';
-import { dueOccurrence, nextOccurrence } from '../schedule/occurrences.js';
+import { dueOccurrence } from '../schedule/occurrences.js';
+import { cachedNextOccurrence } from '../schedule/occurrence-cache.js';
 import type { TaskView, TaskViews } from '../projections/task-views/task-views.js';
 import type { Clock, TaskStreams } from './ports.js';
 
 /** Decisions: after downtime only the most recent missed occurrence runs, and only if less than an hour old. */
 export const CATCH_UP_WINDOW_MS = 3_600_000;
 
-/** Claims at once, at most. */
-const CLAIM_CONCURRENCY = 16;
+/** Claims at once, at most (the store commits the claims made at the same moment together). */
+const CLAIM_CONCURRENCY = 256;
 
 async function forEachBounded<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -40,6 +41,7 @@ export function dueRunRequests(deps: {
   const { views, streams, clock } = deps;
   /** Next occurrence per task, recomputed whenever the task's stream moves. */
   const nextDue = new Map<number, { version: number; at: number | undefined }>();
+  const next = cachedNextOccurrence();
 
   const since = (t: TaskView) => Math.max(t.scheduleSince, t.lastDueAt ?? Number.NEGATIVE_INFINITY);
 
@@ -52,20 +54,26 @@ export function dueRunRequests(deps: {
       live.add(task.id);
       let entry = nextDue.get(task.id);
       if (!entry || entry.version !== task.version) {
-        entry = { version: task.version, at: nextOccurrence(task.crontab, task.timezone, since(task)) };
+        entry = { version: task.version, at: next(task.crontab, task.timezone, since(task)) };
         nextDue.set(task.id, entry);
       }
       if (entry.at === undefined || entry.at > now) continue;
-      const dueAt = dueOccurrence({
-        crontab: task.crontab,
-        timeZone: task.timezone,
-        since: since(task),
-        now,
-        catchUpWindowMs: CATCH_UP_WINDOW_MS,
-      });
+      // Usually the next occurrence is the only one that has come: it is the due one (the common case,
+      // answered from the cache); otherwise the latest in the catch-up window is.
+      const following = next(task.crontab, task.timezone, entry.at);
+      const dueAt =
+        entry.at > now - CATCH_UP_WINDOW_MS && (following === undefined || following > now)
+          ? entry.at
+          : dueOccurrence({
+              crontab: task.crontab,
+              timeZone: task.timezone,
+              since: since(task),
+              now,
+              catchUpWindowMs: CATCH_UP_WINDOW_MS,
+            });
       if (dueAt === undefined) {
         // Every missed occurrence is too old to catch up: wait for the next one.
-        entry.at = nextOccurrence(task.crontab, task.timezone, now);
+        entry.at = next(task.crontab, task.timezone, now);
         continue;
       }
       due.push({ taskId: task.id, dueAt });

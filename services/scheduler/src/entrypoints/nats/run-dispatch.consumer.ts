@@ -13,6 +13,8 @@ export function runDispatchConsumer(deps: { js: JetStreamClient; dispatch: Dispa
     stream,
     durable: config.durable_name,
     concurrency: deps.concurrency,
+    // A minute starts its runs together and each takes milliseconds: pull them in one go.
+    prefetch: true,
     logger,
     span: () => ({ name: 'dispatch task run' }),
     async handle(msg) {
