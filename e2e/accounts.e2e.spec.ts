@@ -176,6 +176,16 @@ describe('Signed requests', () => {
       expect(tampered.status).toBe(403);
       expect(tampered.json()).toMatchObject({ code: 'signature_invalid' });
     });
+
+    it('should check a large body (admitted on its own, not batched) the same way', async () => {
+      const large = `${html}<!--${'x'.repeat(64 * 1024)}-->`;
+      const body = JSON.stringify({ access_key: account.accessKey, html: large });
+      const headers = { 'content-type': 'application/json', 'x-signature': hmac(account.secretKey, body) };
+      expect((await stack.call('POST', '/v1/screenshot', { headers, body })).status).toBe(200);
+      const tampered = await stack.call('POST', '/v1/screenshot', { headers, body: body.replace('xxxx', 'xxxy') });
+      expect(tampered.status).toBe(403);
+      expect(tampered.json()).toMatchObject({ code: 'signature_invalid' });
+    });
   });
 });
 

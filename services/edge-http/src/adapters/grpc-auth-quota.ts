@@ -12,6 +12,8 @@ import type { AuthQuota } from '../application/ports.js';
 
 /** Admissions of one batch at most (a batch is what arrived in one turn of the event loop). */
 const MAX_BATCH = 256;
+/** A request carrying a larger signed body is admitted on its own, so a batch stays a small message. */
+const MAX_BATCHED_BODY_BYTES = 16 * 1024;
 
 function resultOf(outcome: AdmissionOutcome): AdmitRequestResponse | AppError {
   const result = outcome.result;
@@ -40,7 +42,7 @@ export function grpcAuthQuota(address: string): AuthQuota & { close(): void } {
   );
   return {
     async admit(req) {
-      const res = await admissions.load({
+      const message: AdmitRequestRequest = {
         access_key: req.accessKey,
         usage: req.usage,
         defer_quota: req.deferQuota,
@@ -49,7 +51,11 @@ export function grpcAuthQuota(address: string): AuthQuota & { close(): void } {
         signed_query: req.signedQuery,
         body_signature: req.bodySignature,
         body: Buffer.from(req.body),
-      });
+      };
+      const res =
+        message.body.byteLength > MAX_BATCHED_BODY_BYTES
+          ? await callUnary(client, client.admitRequest, message)
+          : await admissions.load(message);
       return {
         account: { accountId: res.account?.account_id ?? '', plan: res.account?.plan ?? '' },
         rateLimit: {

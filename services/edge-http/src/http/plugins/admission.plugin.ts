@@ -62,7 +62,8 @@ export const admissionPlugin = fp(async (app: FastifyInstance, opts: { authQuota
       signature: typeof signature === 'string' ? signature : undefined,
       signedQuery: rawQueryOf(request),
       bodySignature: typeof bodySignature === 'string' ? bodySignature : undefined,
-      body: request.rawBody ?? new Uint8Array(),
+      // The body matters only to a body signature: auth-quota is not sent what it would not read.
+      body: typeof bodySignature === 'string' ? (request.rawBody ?? new Uint8Array()) : new Uint8Array(),
     });
     request.admitted = admitted;
     if (deferQuota) {
