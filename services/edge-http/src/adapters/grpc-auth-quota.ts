@@ -1,45 +1,16 @@
 import { credentials } from '@grpc/grpc-js';
-import DataLoader from 'dataloader';
-import { AppError, isErrorCode } from '@app/errors';
+import { batchedAdmissions } from '@app/admission-client';
 import { callUnary } from '@app/rpc';
-import {
-  AuthQuotaServiceClient,
-  type AdmissionOutcome,
-  type AdmitRequestRequest,
-  type AdmitRequestResponse,
-} from '@app/proto/authquota';
+import { AuthQuotaServiceClient, type AdmitRequestRequest } from '@app/proto/authquota';
 import type { AuthQuota } from '../application/ports.js';
 
-/** Admissions of one batch at most (a batch is what arrived in one turn of the event loop). */
-const MAX_BATCH = 256;
-/** A request carrying a larger signed body is admitted on its own, so a batch stays a small message. */
-const MAX_BATCHED_BODY_BYTES = 16 * 1024;
-
-function resultOf(outcome: AdmissionOutcome): AdmitRequestResponse | AppError {
-  const result = outcome.result;
-  if (result?.$case === 'admitted') return result.value;
-  if (result?.$case !== 'refused' || !isErrorCode(result.value.code)) {
-    return new AppError('internal_error', 'An internal error occurred.');
-  }
-  const { code, message, retry_after_seconds, rate_limit } = result.value;
-  return new AppError(code, message, {
-    retryAfterSeconds: retry_after_seconds,
-    rateLimit: rate_limit && { limit: rate_limit.limit, remaining: rate_limit.remaining, resetUnix: rate_limit.reset_unix },
-  });
-}
-
 /**
- * auth-quota over gRPC; errors come back as AppErrors with their stable codes. The admissions that
- * arrive in the same turn of the event loop travel in one AdmitRequests call (auth-quota decides them
- * in order, each exactly as if it came alone), so a busy edge pays one round trip per turn instead of
- * one per request. The call's span joins the trace of the batch's first request.
+ * auth-quota over gRPC; errors come back as AppErrors with their stable codes. Admissions are batched
+ * per turn of the event loop (see batchedAdmissions).
  */
 export function grpcAuthQuota(address: string): AuthQuota & { close(): void } {
   const client = new AuthQuotaServiceClient(address, credentials.createInsecure());
-  const admissions = new DataLoader<AdmitRequestRequest, AdmitRequestResponse>(
-    async (requests) => (await callUnary(client, client.admitRequests, { requests: [...requests] })).outcomes.map(resultOf),
-    { cache: false, maxBatchSize: MAX_BATCH, batchScheduleFn: (dispatch) => setImmediate(dispatch) },
-  );
+  const admit = batchedAdmissions(client);
   return {
     async admit(req) {
       const message: AdmitRequestRequest = {
@@ -52,10 +23,7 @@ export function grpcAuthQuota(address: string): AuthQuota & { close(): void } {
         body_signature: req.bodySignature,
         body: Buffer.from(req.body),
       };
-      const res =
-        message.body.byteLength > MAX_BATCHED_BODY_BYTES
-          ? await callUnary(client, client.admitRequest, message)
-          : await admissions.load(message);
+      const res = await admit(message);
       return {
         account: { accountId: res.account?.account_id ?? '', plan: res.account?.plan ?? '' },
         rateLimit: {

@@ -1,0 +1,1 @@
+export { batchedAdmissions, type Admit } from './batched-admissions.js';
