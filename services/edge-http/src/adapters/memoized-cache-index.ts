@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { CacheEntry, CacheIndex } from '../application/async-ports.js';
 
 /**
@@ -8,30 +9,21 @@ import type { CacheEntry, CacheIndex } from '../application/async-ports.js';
  */
 export function memoizedCacheIndex(inner: CacheIndex, opts: { maxEntries: number; now?: () => number }): CacheIndex {
   const now = opts.now ?? Date.now;
-  const entries = new Map<string, CacheEntry>();
-
-  const remember = (key: string, entry: CacheEntry) => {
-    entries.delete(key);
-    entries.set(key, entry);
-    while (entries.size > opts.maxEntries) entries.delete(entries.keys().next().value as string);
-  };
+  const entries = new LRUCache<string, CacheEntry>({ max: opts.maxEntries });
 
   return {
     ...inner,
     async get(key) {
       const known = entries.get(key);
-      if (known && known.expiresUnixMs > now()) {
-        remember(key, known);
-        return known;
-      }
+      if (known && known.expiresUnixMs > now()) return known;
       entries.delete(key);
       const entry = await inner.get(key);
-      if (entry && entry.expiresUnixMs > now()) remember(key, entry);
+      if (entry && entry.expiresUnixMs > now()) entries.set(key, entry);
       return entry;
     },
     async put(key, entry) {
       await inner.put(key, entry);
-      remember(key, entry);
+      entries.set(key, entry);
     },
     async remove(key) {
       entries.delete(key);
