@@ -4,9 +4,12 @@ import { z } from 'zod';
  * Parameters arrive as JSON values (POST) or strings (GET query, task queries). These schemas accept
  * both forms and produce the typed value.
  */
+/** Whether a raw parameter value (JSON or query string) means true, as boolParam reads it. */
+export const isTrueParam = (v: unknown): boolean => v === true || v === 'true' || v === '1';
+
 export const boolParam = () =>
   z.preprocess((v) => {
-    if (v === 'true' || v === '1') return true;
+    if (isTrueParam(v)) return true;
     if (v === 'false' || v === '0') return false;
     return v;
   }, z.boolean({ error: 'must be true or false' }));

@@ -1,12 +1,7 @@
-import { AppError, errors, isErrorCode, type AppErrorOptions } from '@app/errors';
-import type { ParameterProblem, RenderParams, ResultPlacement } from '@app/proto/render';
+import { AppError, errors, isErrorCode } from '@app/errors';
+import type { RenderParams, ResultPlacement } from '@app/proto/render';
 import type { Operation } from '@app/render-params';
 import type { Clock, RenderQueue, ResultStore, TargetGuard } from './ports.js';
-
-
-/** The parameters a failed render names, as the HTTP error's `details`. */
-const detailsOf = (details: ParameterProblem[] | undefined): AppErrorOptions =>
-  details && details.length > 0 ? { details: details.map(({ parameter, message }) => ({ parameter, message })) } : {};
 
 export interface RenderOutcome {
   body: Uint8Array;
@@ -70,7 +65,7 @@ export function renderSync(deps: {
     if (finished.status !== 'succeeded' || !finished.result) {
       const code = finished.error?.code;
       throw isErrorCode(code)
-        ? new AppError(code, finished.error?.message || 'The render failed.', detailsOf(finished.error?.details))
+        ? new AppError(code, finished.error?.message || 'The render failed.', { details: finished.error?.details })
         : new AppError('render_failed', 'The render failed.');
     }
     const { result } = finished;

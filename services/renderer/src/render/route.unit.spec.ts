@@ -14,7 +14,7 @@ describe('routeFor', () => {
   });
 
   describe('When the caller gives an http proxy with credentials', () => {
-    it('should check its host, dial the checked address and keep the credentials for the 407', async () => {
+    it('should check its host, dial the checked address and keep the credentials for its relay', async () => {
       const check = checked('203.0.113.7');
       const route = await routeFor(renderParams({ proxy: 'http://me:s%40cret@proxy.example:3128' }), { allowPrivate: false, ipLocationProxies: {} }, check);
       expect(check).toHaveBeenCalledWith('http://me:s%40cret@proxy.example:3128', { parameter: 'proxy', allowPrivate: false });

@@ -58,19 +58,14 @@ export function dueRunRequests(deps: {
         nextDue.set(task.id, entry);
       }
       if (entry.at === undefined || entry.at > now) continue;
-      // Usually the next occurrence is the only one that has come: it is the due one (the common case,
-      // answered from the cache); otherwise the latest in the catch-up window is.
-      const following = next(task.crontab, task.timezone, entry.at);
-      const dueAt =
-        entry.at > now - CATCH_UP_WINDOW_MS && (following === undefined || following > now)
-          ? entry.at
-          : dueOccurrence({
-              crontab: task.crontab,
-              timeZone: task.timezone,
-              since: since(task),
-              now,
-              catchUpWindowMs: CATCH_UP_WINDOW_MS,
-            });
+      const dueAt = dueOccurrence({
+        crontab: task.crontab,
+        timeZone: task.timezone,
+        since: since(task),
+        now,
+        catchUpWindowMs: CATCH_UP_WINDOW_MS,
+        next,
+      });
       if (dueAt === undefined) {
         // Every missed occurrence is too old to catch up: wait for the next one.
         entry.at = next(task.crontab, task.timezone, now);

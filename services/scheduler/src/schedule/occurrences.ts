@@ -56,7 +56,16 @@ export function dueOccurrence(opts: {
   since: number;
   now: number;
   catchUpWindowMs: number;
+  /** nextOccurrence, or a remembered one (see occurrence-cache). */
+  next?: typeof nextOccurrence;
 }): number | undefined {
-  const from = Math.max(opts.since, opts.now - opts.catchUpWindowMs);
-  return latestOccurrence(opts.crontab, opts.timeZone, from, opts.now);
+  const { crontab, timeZone, now } = opts;
+  const next = opts.next ?? nextOccurrence;
+  const from = Math.max(opts.since, now - opts.catchUpWindowMs);
+  // Usually one occurrence has come since `from`: two lookups answer, without listing the window.
+  const first = next(crontab, timeZone, from);
+  if (first === undefined || first > now) return undefined;
+  const following = next(crontab, timeZone, first);
+  if (following === undefined || following > now) return first;
+  return latestOccurrence(crontab, timeZone, from, now);
 }

@@ -25,7 +25,11 @@ const toAccount = (a: OpenAccountState): AccountMessage => ({
   name: a.name,
 });
 
-const toRate = (r: RateDecision): RateLimitState => ({ limit: r.limit, remaining: r.remaining, reset_unix: r.resetUnix });
+const toRate = (r: Pick<RateDecision, 'limit' | 'remaining' | 'resetUnix'>): RateLimitState => ({
+  limit: r.limit,
+  remaining: r.remaining,
+  reset_unix: r.resetUnix,
+});
 
 const plan = (value: string): Plan => {
   if (!isPlan(value)) {
@@ -78,7 +82,7 @@ export function authQuotaService(deps: { admission: Admission; admin: AccountAdm
             code: err.code,
             message: err.message,
             retry_after_seconds: retryAfterSeconds,
-            rate_limit: rateLimit && { limit: rateLimit.limit, remaining: rateLimit.remaining, reset_unix: rateLimit.resetUnix },
+            rate_limit: rateLimit && toRate(rateLimit),
           },
         },
       };

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Admitted, AdmitRequest, AuthQuota } from '../../application/ports.js';
+import { isTrueParam } from '@app/render-params';
 import { accessKeyOf, inputOf, rawQueryOf } from '../access-key.js';
 
 declare module 'fastify' {
@@ -18,15 +19,13 @@ declare module 'fastify' {
   }
 }
 
-const truthy = (v: unknown) => v === true || v === 'true' || v === '1';
-
 /**
  * A synchronous render that asks for the cache may be answered by a hit, which costs no quota: its
  * admission reserves none, and the route reserves a unit only when it renders (`reserveDeferredQuota`).
  */
 function mayBeCacheHit(request: FastifyRequest): boolean {
   const input = inputOf(request);
-  return Boolean(input && truthy(input.cache) && !truthy(input.async));
+  return Boolean(input && isTrueParam(input.cache) && !isTrueParam(input.async));
 }
 
 /** Plan-restricted features a request's parameters ask for. */
@@ -35,7 +34,7 @@ function featuresOf(request: FastifyRequest): string[] {
   const feature = request.routeOptions.config.feature;
   if (feature) features.push(feature);
   const input = inputOf(request);
-  if (input && truthy(input.gpu_rendering)) features.push('gpu_rendering');
+  if (input && isTrueParam(input.gpu_rendering)) features.push('gpu_rendering');
   if (input && input.ip_location !== undefined && input.ip_location !== '') features.push('ip_location');
   return features;
 }

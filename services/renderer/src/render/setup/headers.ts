@@ -36,6 +36,6 @@ export const extraHeadersStep: PageSetupStep = (page, params) => {
  * challenge, since any origin the page loads may send one: `authorization` goes as a header to the
  * page's own origin only (requestsStep), and a proxy's credentials are added by its relay.
  */
-export const EMPTY_CREDENTIALS = Object.freeze({ username: '', password: '' });
+const EMPTY_CREDENTIALS = Object.freeze({ username: '', password: '' });
 
 export const authenticationStep: PageSetupStep = (page) => page.authenticate(EMPTY_CREDENTIALS);
