@@ -64,6 +64,17 @@ describe('edge-http routes', () => {
     });
   });
 
+  describe('When a POST carries a body', () => {
+    it('should send auth-quota the body only when it is signed in X-Signature', async () => {
+      const payload = JSON.stringify({ url: 'http://a.test/' });
+      const headers = { 'x-access-key': VALID_KEY, 'content-type': 'application/json' };
+      await app.inject({ method: 'POST', url: '/v1/screenshot', headers, payload });
+      expect(vi.mocked(authQuota.admit).mock.lastCall![0].body.byteLength).toBe(0);
+      await app.inject({ method: 'POST', url: '/v1/screenshot', headers: { ...headers, 'x-signature': 'abc' }, payload });
+      expect(Buffer.from(vi.mocked(authQuota.admit).mock.lastCall![0].body).toString()).toBe(payload);
+    });
+  });
+
   describe('When the parameters are invalid', () => {
     it('should answer 400 with every problem and release the reservation', async () => {
       vi.mocked(authQuota.release).mockClear();
