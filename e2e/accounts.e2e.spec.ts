@@ -131,13 +131,13 @@ describe('Key rotation', () => {
 describe('Signed requests', () => {
   let account: Awaited<ReturnType<typeof admin.create>>;
   beforeAll(async () => {
-    account = await admin.create('growth');
+    account = await admin.create('scale');
     await admin.requireSignatures(account.accountId);
   });
 
-  describe('When a request is unsigned', () => {
+  describe('When a render request is unsigned', () => {
     it('should answer 401 signature_required', async () => {
-      const res = await stack.call('GET', `/v1/usage?access_key=${account.accessKey}`);
+      const res = await stack.call('GET', `/v1/screenshot?access_key=${account.accessKey}&html=${encodeURIComponent(html)}`);
       expect(res.status).toBe(401);
       expect(res.json()).toEqual({
         statusCode: 401,
@@ -145,16 +145,44 @@ describe('Signed requests', () => {
         message: 'This account requires signed requests: add the signature parameter.',
         code: 'signature_required',
       });
+      const post = await stack.call('POST', '/v1/pdf', { headers: { 'x-access-key': account.accessKey }, json: { html } });
+      expect(post.status).toBe(401);
+      expect(post.json()).toMatchObject({ code: 'signature_required' });
+    });
+  });
+
+  describe('When usage, devices, tasks and render status are asked for unsigned, as the official clients do', () => {
+    it('should authenticate them by the key alone', async () => {
+      const key = { 'x-access-key': account.accessKey };
+      expect((await stack.call('GET', `/v1/usage?access_key=${account.accessKey}`)).status).toBe(200);
+      expect((await stack.call('GET', '/v1/devices', { headers: key })).status).toBe(200);
+      const created = await stack.call('POST', '/v1/tasks', {
+        headers: key,
+        json: { name: 'unsigned', api: 'screenshot', query: 'html=%3Cp%3Eunsigned%3C%2Fp%3E', frequency: 'every_day', enabled: false },
+      });
+      expect(created.status).toBe(201);
+      const id = (created.json() as { id: number }).id;
+      expect((await stack.call('GET', '/v1/tasks', { headers: key })).status).toBe(200);
+      expect((await stack.call('GET', `/v1/tasks/${id}`, { headers: key })).status).toBe(200);
+      expect((await stack.call('PATCH', `/v1/tasks/${id}`, { headers: key, json: { enabled: true } })).status).toBe(200);
+      expect((await stack.call('GET', `/v1/tasks/${id}/runs`, { headers: key })).status).toBe(200);
+      expect((await stack.call('DELETE', `/v1/tasks/${id}?access_key=${account.accessKey}`)).status).toBe(204);
+      // Past authentication: the render is not found (404), not a 401.
+      const status = await stack.call('GET', '/v1/renders/00000000-0000-4000-8000-000000000000', { headers: key });
+      expect(status.status).toBe(404);
+      expect(status.json()).toMatchObject({ code: 'render_not_found' });
+      // A bad key is still refused there.
+      expect((await stack.call('GET', '/v1/usage', { headers: { 'x-access-key': `${account.accessKey}x` } })).status).toBe(401);
     });
   });
 
   describe('When the query is signed with the secret key', () => {
-    it('should pass, and fail with 403 once one byte of the query changes', async () => {
-      const query = `access_key=${account.accessKey}&url=http%3A%2F%2Fexample.com%2F`;
+    it('should render, and fail with 403 once one byte of the query changes', async () => {
+      const query = `access_key=${account.accessKey}&html=${encodeURIComponent(html)}`;
       const signature = hmac(account.secretKey, query);
-      const ok = await stack.call('GET', `/v1/usage?${query}&signature=${signature}`);
+      const ok = await stack.call('GET', `/v1/screenshot?${query}&signature=${signature}`);
       expect(ok.status).toBe(200);
-      const tampered = await stack.call('GET', `/v1/usage?${query.replace('example', 'exbmple')}&signature=${signature}`);
+      const tampered = await stack.call('GET', `/v1/screenshot?${query.replace('quota', 'quotb')}&signature=${signature}`);
       expect(tampered.status).toBe(403);
       expect(tampered.json()).toEqual({
         statusCode: 403,

@@ -34,12 +34,13 @@ describe('validateRenderParams: async, webhook and cache parameters', () => {
   });
 
   describe('When they are absent', () => {
-    it('should leave them unset (webhook_signed absent means signed)', () => {
+    it('should take their documented defaults: not async, signed webhooks, no cache, a 7-day TTL', () => {
       const { params } = validateRenderParams('scrape', { url: 'https://example.com/' });
-      expect(params.async).toBeUndefined();
-      expect(params.webhook_signed).toBeUndefined();
-      expect(params.cache).toBeUndefined();
-      expect(params.cache_ttl).toBeUndefined();
+      expect(params.async).toBe(false);
+      expect(params.webhook_signed).toBe(true);
+      expect(params.webhook_url).toBeUndefined();
+      expect(params.cache).toBe(false);
+      expect(params.cache_ttl).toBe(604_800);
     });
   });
 

@@ -14,13 +14,31 @@ export const boolParam = () =>
     return v;
   }, z.boolean({ error: 'must be true or false' }));
 
-export const numberParam = (opts: { min?: number; max?: number; int?: boolean } = {}) => {
+const toNumber = (v: unknown) => (typeof v === 'string' && v.trim() !== '' && !Number.isNaN(Number(v)) ? Number(v) : v);
+
+const numberSchema = (opts: { min?: number; max?: number; int?: boolean }) => {
   let n = z.number({ error: 'must be a number' });
   if (opts.int) n = n.int({ error: 'must be a whole number' });
   if (opts.min !== undefined) n = n.min(opts.min, { error: `must be at least ${opts.min}` });
   if (opts.max !== undefined) n = n.max(opts.max, { error: `must be at most ${opts.max}` });
-  return z.preprocess((v) => (typeof v === 'string' && v.trim() !== '' && !Number.isNaN(Number(v)) ? Number(v) : v), n);
+  return n;
 };
+
+export const numberParam = (opts: { min?: number; max?: number; int?: boolean } = {}) => z.preprocess(toNumber, numberSchema(opts));
+
+/**
+ * A number for which `0` means "not set" (the default applies), as ScreenshotMAX's clients send it:
+ * 0 parses to undefined, anything else must be in range.
+ */
+export const numberOrUnsetParam = (opts: { min: number; max: number; int?: boolean }) =>
+  z
+    .preprocess(
+      toNumber,
+      z.union([z.literal(0), numberSchema(opts)], {
+        error: `must be 0 (not set) or a${opts.int ? ' whole' : ''} number from ${opts.min} to ${opts.max}`,
+      }),
+    )
+    .transform((v) => (v === 0 ? undefined : v));
 
 export const stringParam = (opts: { max?: number; min?: number } = {}) =>
   z
@@ -83,15 +101,34 @@ export function splitTopLevel(text: string, separator: string): string[] {
   return parts;
 }
 
+/** The characters of an HTTP token (a header or cookie name). */
+const TOKEN_CHARS = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
+/** A comma followed by `Name:` (a header starts there; `https://` after a comma is a URL going on). */
+const COMMA_BEFORE_HEADER = new RegExp(`,(?=\\s*${TOKEN_CHARS}:(?!//))`);
+/** A comma followed by `name=` (a cookie starts there). */
+const COMMA_BEFORE_COOKIE = new RegExp(`,(?=\\s*${TOKEN_CHARS}=)`);
+
 /**
- * `name:value` pairs separated by semicolons. A piece without a colon continues the value before it,
- * so `Accept: text/html; q=0.9` stays one header.
+ * `name:value` pairs separated by semicolons, or by commas as ScreenshotMAX's client joins a list
+ * (`X-A: 1,X-B: 2`). A comma starts a new header only where `Name:` follows it, so
+ * `Accept: text/html, application/xml` stays one header; a piece after a semicolon without a colon
+ * continues the value before it, so `Accept: text/html; q=0.9` stays one header too.
  */
 export function splitHeaderPairs(text: string): string[] {
-  const pairs: string[] = [];
-  for (const piece of text.split(';')) {
-    if (pairs.length > 0 && !piece.includes(':')) pairs[pairs.length - 1] += `;${piece}`;
-    else pairs.push(piece);
-  }
-  return pairs;
+  return text.split(COMMA_BEFORE_HEADER).flatMap((joined) => {
+    const pairs: string[] = [];
+    for (const piece of joined.split(';')) {
+      if (pairs.length > 0 && !piece.includes(':')) pairs[pairs.length - 1] += `;${piece}`;
+      else pairs.push(piece);
+    }
+    return pairs;
+  });
+}
+
+/**
+ * `name=value` pairs separated by semicolons, or by commas as ScreenshotMAX's client joins a list
+ * (`a=1,b=2`): a comma starts a new cookie only where `name=` follows it (`a=1,2` stays one cookie).
+ */
+export function splitCookiePairs(text: string): string[] {
+  return text.split(COMMA_BEFORE_COOKIE).flatMap((joined) => joined.split(';'));
 }

@@ -1,5 +1,5 @@
 export * from './parameters.js';
 export * from './validate.js';
-export { DEVICES, DEVICE_IDS, deviceById, deviceId, type Device, type DeviceViewport } from './devices.js';
-export { isTrueParam, splitHeaderPairs, splitTopLevel } from './coerce.js';
+export { DEVICES, DEVICE_IDS, DEVICE_NAMES, canonicalDeviceId, deviceById, deviceId, type Device, type DeviceViewport } from './devices.js';
+export { isTrueParam, splitCookiePairs, splitHeaderPairs, splitTopLevel } from './coerce.js';
 export type { RenderParams } from '@app/proto/render';

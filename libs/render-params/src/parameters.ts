@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { boolParam, enumParam, listParam, numberParam, splitHeaderPairs, splitTopLevel, stringParam } from './coerce.js';
-import { DEVICE_IDS } from './devices.js';
+import { boolParam, enumParam, listParam, numberOrUnsetParam, numberParam, splitCookiePairs, splitHeaderPairs, splitTopLevel, stringParam } from './coerce.js';
+import { DEVICE_NAMES, canonicalDeviceId } from './devices.js';
 
 export const OPERATIONS = ['screenshot', 'pdf', 'scrape'] as const;
 export type Operation = (typeof OPERATIONS)[number];
@@ -113,108 +113,242 @@ const timezone = stringParam({ max: 100 }).refine(
 
 const selector = stringParam({ max: 1_000 });
 
-interface ParameterDef {
+export interface ParameterDef {
   operations: Operation[];
   schema: z.ZodType;
+  /** What the parameter does, for the API reference (GET /openapi.json). */
+  description: string;
+  /** The value used when the parameter is absent (applied by validateRenderParams and documented). */
+  default?: unknown;
 }
+
+const VIEWPORT_SIZE = { min: 1, max: 7_680, int: true } as const;
+const IMAGE_SIZE = { min: 1, max: 10_000, int: true } as const;
+const CLIP_SIZE = { min: 1, max: 16_384 } as const;
 
 /**
  * Every parameter the service accepts, with the operations that take it. A parameter is listed here
- * only once the renderer carries it out (anything else is refused as unknown).
+ * only once the renderer carries it out (anything else is refused as unknown). The schema validates
+ * it, and the same entry describes it in the API reference.
  */
 export const PARAMETERS: Record<string, ParameterDef> = {
-  url: { operations: ALL, schema: absoluteUrl },
-  html: { operations: VISUAL, schema: stringParam({ max: 5_000_000 }) },
-  format: { operations: ['screenshot', 'scrape'], schema: z.string() /* per operation below */ },
+  url: { operations: ALL, schema: absoluteUrl, description: 'Address of the page to render (http or https, reachable from the internet).' },
+  html: { operations: VISUAL, schema: stringParam({ max: 5_000_000 }), description: 'Raw HTML to render instead of url (give one of the two).' },
+  format: { operations: ['screenshot', 'scrape'], schema: z.string() /* per operation below */, description: 'Output format.' },
 
   // screenshot
-  image_quality: { operations: SCREENSHOT, schema: numberParam({ min: 1, max: 100, int: true }) },
-  image_width: { operations: SCREENSHOT, schema: numberParam({ min: 1, max: 10_000, int: true }) },
-  image_height: { operations: SCREENSHOT, schema: numberParam({ min: 1, max: 10_000, int: true }) },
-  omit_background: { operations: SCREENSHOT, schema: boolParam() },
-  full_page: { operations: SCREENSHOT, schema: boolParam() },
-  full_page_scroll: { operations: SCREENSHOT, schema: boolParam() },
-  full_page_scroll_by_amount: { operations: SCREENSHOT, schema: numberParam({ min: 1, max: 100_000, int: true }) },
-  full_page_scroll_by_duration: { operations: SCREENSHOT, schema: numberParam({ min: 0, max: 10_000, int: true }) },
-  metadata_image_size: { operations: SCREENSHOT, schema: boolParam() },
+  image_quality: {
+    operations: SCREENSHOT,
+    schema: numberParam({ min: 1, max: 100, int: true }),
+    description: 'Quality of jpeg and webp images.',
+    default: 80,
+  },
+  image_width: {
+    operations: SCREENSHOT,
+    schema: numberOrUnsetParam(IMAGE_SIZE),
+    description: 'Thumbnail: scale the image to fit this width, keeping the aspect ratio. 0 means not set.',
+  },
+  image_height: {
+    operations: SCREENSHOT,
+    schema: numberOrUnsetParam(IMAGE_SIZE),
+    description: 'Thumbnail: scale the image to fit this height, keeping the aspect ratio. 0 means not set.',
+  },
+  omit_background: {
+    operations: SCREENSHOT,
+    schema: boolParam(),
+    description: 'Transparent background where the page defines none (png and webp only).',
+    default: false,
+  },
+  full_page: { operations: SCREENSHOT, schema: boolParam(), description: 'Capture the whole page, not only the viewport.', default: false },
+  full_page_scroll: {
+    operations: SCREENSHOT,
+    schema: boolParam(),
+    description: 'Scroll through the page before a full-page capture (loads content that appears on scroll).',
+    default: false,
+  },
+  full_page_scroll_by_amount: {
+    operations: SCREENSHOT,
+    schema: numberParam({ min: 1, max: 100_000, int: true }),
+    description: 'Pixels per scroll step (needs full_page_scroll=true); default: one viewport height.',
+  },
+  full_page_scroll_by_duration: {
+    operations: SCREENSHOT,
+    schema: numberParam({ min: 0, max: 10_000, int: true }),
+    description: 'Milliseconds per scroll step (needs full_page_scroll=true).',
+    default: 400,
+  },
+  metadata_image_size: {
+    operations: SCREENSHOT,
+    schema: boolParam(),
+    description: 'Add X-Service-Metadata-Image-Size: WIDTHxHEIGHT of the returned image.',
+    default: false,
+  },
 
   // screenshot and pdf
-  clip_x: { operations: VISUAL, schema: numberParam({ min: 0, max: 100_000 }) },
-  clip_y: { operations: VISUAL, schema: numberParam({ min: 0, max: 100_000 }) },
-  clip_width: { operations: VISUAL, schema: numberParam({ min: 1, max: 16_384 }) },
-  clip_height: { operations: VISUAL, schema: numberParam({ min: 1, max: 16_384 }) },
-  hide_selectors: { operations: VISUAL, schema: listParam(selector, (s) => splitTopLevel(s, ',')) },
-  click_selector: { operations: VISUAL, schema: selector },
+  clip_x: { operations: VISUAL, schema: numberParam({ min: 0, max: 100_000 }), description: 'Left of the clipped region in CSS pixels (default 0).' },
+  clip_y: { operations: VISUAL, schema: numberParam({ min: 0, max: 100_000 }), description: 'Top of the clipped region in CSS pixels (default 0).' },
+  clip_width: {
+    operations: VISUAL,
+    schema: numberOrUnsetParam(CLIP_SIZE),
+    description: 'Width of the clipped region (with clip_height). 0 means not set.',
+  },
+  clip_height: {
+    operations: VISUAL,
+    schema: numberOrUnsetParam(CLIP_SIZE),
+    description: 'Height of the clipped region (with clip_width). 0 means not set.',
+  },
+
+  // every operation (scrape reads the content after them)
+  hide_selectors: {
+    operations: ALL,
+    schema: listParam(selector, (s) => splitTopLevel(s, ',')),
+    description: 'CSS selectors of elements taken out of the result (hidden in images and PDFs, removed from scraped content). A list or one comma-separated string.',
+  },
+  click_selector: { operations: ALL, schema: selector, description: 'CSS selector of an element clicked before the result is produced.' },
 
   // pdf
-  pdf_paper_format: { operations: ['pdf'], schema: enumParam(PAPER_FORMATS) },
-  pdf_landscape: { operations: ['pdf'], schema: boolParam() },
-  pdf_print_background: { operations: ['pdf'], schema: boolParam() },
+  pdf_paper_format: { operations: ['pdf'], schema: enumParam(PAPER_FORMATS), description: 'Paper size.', default: 'letter' },
+  pdf_landscape: { operations: ['pdf'], schema: boolParam(), description: 'Landscape orientation.', default: false },
+  pdf_print_background: { operations: ['pdf'], schema: boolParam(), description: 'Print background colours and images.', default: false },
 
   // scrape
-  js_enabled: { operations: ['scrape'], schema: boolParam() },
+  js_enabled: { operations: ['scrape'], schema: boolParam(), description: "Run the page's scripts before reading its content.", default: true },
 
   // common
-  gpu_rendering: { operations: ALL, schema: boolParam() },
-  capture_beyond_viewport: { operations: ALL, schema: boolParam() },
-  viewport_device: { operations: ALL, schema: z.enum(DEVICE_IDS, { error: 'must be a device name from GET /v1/devices' }) },
-  viewport_width: { operations: ALL, schema: numberParam({ min: 1, max: 7_680, int: true }) },
-  viewport_height: { operations: ALL, schema: numberParam({ min: 1, max: 7_680, int: true }) },
-  viewport_landscape: { operations: ALL, schema: boolParam() },
-  viewport_has_touch: { operations: ALL, schema: boolParam() },
-  viewport_mobile: { operations: ALL, schema: boolParam() },
-  device_scale_factor: { operations: ALL, schema: numberParam({ min: 0.1, max: 5 }) },
-  block_annoyance: { operations: ALL, schema: enumParam(BLOCK_ANNOYANCE) },
-  block_ressources: { operations: ALL, schema: listParam(enumParam(RESOURCE_TYPES), ',', { maxItems: RESOURCE_TYPES.length * 2 }) },
-  media_type: { operations: ALL, schema: enumParam(MEDIA_TYPES) },
-  vision_deficiency: { operations: ALL, schema: enumParam(VISION_DEFICIENCIES) },
-  dark_mode: { operations: ALL, schema: boolParam() },
-  reduced_motion: { operations: ALL, schema: boolParam() },
-  geolocation_accuracy: { operations: ALL, schema: numberParam({ min: 0, max: 1_000 }) },
-  geolocation_latitude: { operations: ALL, schema: numberParam({ min: -90, max: 90 }) },
-  geolocation_longitude: { operations: ALL, schema: numberParam({ min: -180, max: 180 }) },
+  gpu_rendering: { operations: ALL, schema: boolParam(), description: 'Render with a GPU where one is available (Scale plan only).', default: false },
+  capture_beyond_viewport: {
+    operations: ALL,
+    schema: boolParam(),
+    description: 'Capture content beyond the viewport (a clip outside it, for example).',
+    default: false,
+  },
+  viewport_device: {
+    operations: ALL,
+    schema: z.enum(DEVICE_NAMES, { error: 'must be a device name from GET /v1/devices' }).transform(canonicalDeviceId),
+    description:
+      'Emulate a device: its viewport, scale factor, touch, mobile mode and user agent (GET /v1/devices lists them). ScreenshotMAX spellings such as galaxy_s9plus are accepted. Explicit viewport_* parameters override the device.',
+  },
+  viewport_width: {
+    operations: ALL,
+    schema: numberOrUnsetParam(VIEWPORT_SIZE),
+    description: 'Viewport width in CSS pixels (default 1280, or the device\'s). 0 means not set.',
+    default: 1280,
+  },
+  viewport_height: {
+    operations: ALL,
+    schema: numberOrUnsetParam(VIEWPORT_SIZE),
+    description: 'Viewport height in CSS pixels (default 1080, or the device\'s). 0 means not set.',
+    default: 1080,
+  },
+  viewport_landscape: { operations: ALL, schema: boolParam(), description: 'Landscape viewport.' },
+  viewport_has_touch: { operations: ALL, schema: boolParam(), description: 'The page sees a touch screen.' },
+  viewport_mobile: { operations: ALL, schema: boolParam(), description: 'Mobile mode (meta viewport is honoured).' },
+  device_scale_factor: { operations: ALL, schema: numberParam({ min: 0.1, max: 5 }), description: 'Device pixel ratio.' },
+  block_annoyance: {
+    operations: ALL,
+    schema: enumParam(BLOCK_ANNOYANCE),
+    description: 'What to keep off the page: cookie banners, ads, trackers, or none of them.',
+    default: 'cookies_banner',
+  },
+  block_ressources: {
+    operations: ALL,
+    schema: listParam(enumParam(RESOURCE_TYPES), ',', { maxItems: RESOURCE_TYPES.length * 2 }),
+    description: 'Resource types the page may not load (spelled with a double s). A list or one comma-separated string.',
+  },
+  media_type: { operations: ALL, schema: enumParam(MEDIA_TYPES), description: 'CSS media type emulated.', default: 'screen' },
+  vision_deficiency: { operations: ALL, schema: enumParam(VISION_DEFICIENCIES), description: 'Emulate a vision deficiency.' },
+  dark_mode: { operations: ALL, schema: boolParam(), description: 'prefers-color-scheme: dark.', default: false },
+  reduced_motion: { operations: ALL, schema: boolParam(), description: 'prefers-reduced-motion: reduce.', default: false },
+  geolocation_accuracy: {
+    operations: ALL,
+    schema: numberParam({ min: 0, max: 1_000 }),
+    description: 'Accuracy of the emulated position in metres (needs latitude and longitude).',
+  },
+  geolocation_latitude: { operations: ALL, schema: numberParam({ min: -90, max: 90 }), description: 'Latitude of the emulated position (with longitude).' },
+  geolocation_longitude: {
+    operations: ALL,
+    schema: numberParam({ min: -180, max: 180 }),
+    description: 'Longitude of the emulated position (with latitude).',
+  },
   attachment_name: {
     operations: ALL,
     schema: stringParam({ max: 200 }).refine((v) => !/["\\/\r\n\u0000-\u001f\u007f]/.test(v), {
       error: 'must not contain quotes, slashes or control characters',
     }),
+    description: 'Download name without extension: Content-Disposition becomes attachment; filename="NAME.EXT".',
   },
-  timezone: { operations: ALL, schema: timezone },
+  timezone: { operations: ALL, schema: timezone, description: 'IANA time zone the page sees, such as Europe/Paris.' },
   authorization: {
     operations: ALL,
     schema: stringParam({ max: 4_096 }).refine((v) => /^[A-Za-z0-9+/]+={0,2}$/.test(v), {
       error: 'must be base64-encoded credentials (user:password for basic authentication)',
     }),
+    description: 'Base64 of user:password, sent as basic authentication to the origin of url only.',
   },
   user_agent: {
     operations: ALL,
     schema: stringParam({ max: 1_000 }).refine((v) => PRINTABLE_ASCII.test(v), { error: 'must be printable ASCII' }),
+    description: 'User agent the browser sends and the page sees.',
   },
-  cookies: { operations: ALL, schema: listParam(cookiePair, ';') },
-  headers: { operations: ALL, schema: listParam(headerPair, splitHeaderPairs) },
-  ip_location: { operations: ALL, schema: enumParam(IP_LOCATIONS) },
-  proxy: { operations: ALL, schema: proxyUrl },
-  bypass_csp: { operations: ALL, schema: boolParam() },
-  delay: { operations: ALL, schema: numberParam({ min: 0, max: 30 }) },
-  timeout: { operations: ALL, schema: numberParam({ min: 1, max: 30 }) },
-  wait_until: { operations: ALL, schema: listParam(enumParam(WAIT_UNTIL), ',') },
-  metadata_icon: { operations: ALL, schema: boolParam() },
-  metadata_title: { operations: ALL, schema: boolParam() },
-  metadata_fonts: { operations: ALL, schema: boolParam() },
-  metadata_hash: { operations: ALL, schema: boolParam() },
-  metadata_status: { operations: ALL, schema: boolParam() },
-  metadata_headers: { operations: ALL, schema: boolParam() },
+  cookies: {
+    operations: ALL,
+    schema: listParam(cookiePair, splitCookiePairs),
+    description: 'Cookies set for url, name=value each: a list, or one string separated by semicolons or by commas (a comma starts a new cookie where name= follows it).',
+  },
+  headers: {
+    operations: ALL,
+    schema: listParam(headerPair, splitHeaderPairs),
+    description: 'Extra request headers, Name: value each: a list, or one string separated by semicolons or by commas (a comma starts a new header where Name: follows it).',
+  },
+  ip_location: { operations: ALL, schema: enumParam(IP_LOCATIONS), description: 'Load the page through a proxy in this country (Scale plan only).' },
+  proxy: { operations: ALL, schema: proxyUrl, description: 'Your own proxy: http://user:password@host:port or https://user:password@host:port.' },
+  bypass_csp: { operations: ALL, schema: boolParam(), description: "Ignore the page's Content-Security-Policy.", default: false },
+  delay: { operations: ALL, schema: numberParam({ min: 0, max: 30 }), description: 'Seconds to wait after the page is ready, before the result is produced.', default: 0 },
+  timeout: {
+    operations: ALL,
+    schema: numberOrUnsetParam({ min: 1, max: 30 }),
+    description: 'Seconds the whole render may take; past it the answer is 500 render_timeout. 0 means not set.',
+    default: 30,
+  },
+  wait_until: {
+    operations: ALL,
+    schema: listParam(enumParam(WAIT_UNTIL), ','),
+    description: 'Events awaited before the page counts as ready. A list or one comma-separated string.',
+    default: ['domcontentloaded'],
+  },
+  metadata_icon: { operations: ALL, schema: boolParam(), description: 'Add X-Service-Metadata-Icon: absolute URL of the page icon.', default: false },
+  metadata_title: { operations: ALL, schema: boolParam(), description: 'Add X-Service-Metadata-Title: the page title, percent-encoded.', default: false },
+  metadata_fonts: {
+    operations: ALL,
+    schema: boolParam(),
+    description: 'Add X-Service-Metadata-Fonts: font families used, percent-encoded and comma-separated.',
+    default: false,
+  },
+  metadata_hash: { operations: ALL, schema: boolParam(), description: 'Add X-Service-Metadata-Hash: SHA-256 of the returned body.', default: false },
+  metadata_status: { operations: ALL, schema: boolParam(), description: "Add X-Service-Metadata-Status: the page's HTTP status.", default: false },
+  metadata_headers: {
+    operations: ALL,
+    schema: boolParam(),
+    description: "Add X-Service-Metadata-Headers: the page's response headers as JSON.",
+    default: false,
+  },
 
-  // kept with the result (issue 6)
-  cache: { operations: ALL, schema: boolParam() },
-  cache_ttl: { operations: ALL, schema: numberParam({ min: 1, max: 2_592_000, int: true }) },
-  async: { operations: ALL, schema: boolParam() },
-  webhook_url: { operations: ALL, schema: webhookUrl },
-  webhook_signed: { operations: ALL, schema: boolParam() },
+  // kept with the result
+  cache: { operations: ALL, schema: boolParam(), description: 'Keep the result and answer the same request from it (X-Service-Cache: HIT or MISS).', default: false },
+  cache_ttl: {
+    operations: ALL,
+    schema: numberParam({ min: 1, max: 2_592_000, int: true }),
+    description: 'Seconds the cached result is kept.',
+    default: 604_800,
+  },
+  async: { operations: ALL, schema: boolParam(), description: 'Answer 202 at once; follow the render at GET /v1/renders/{id} or by webhook.', default: false },
+  webhook_url: { operations: ALL, schema: webhookUrl, description: 'HTTPS address that receives a POST when an async render finishes.' },
+  webhook_signed: { operations: ALL, schema: boolParam(), description: 'Sign the webhook with the secret key.', default: true },
 };
 
-export const FORMAT_BY_OPERATION: Record<Operation, z.ZodType | undefined> = {
-  screenshot: enumParam(SCREENSHOT_FORMATS),
-  scrape: enumParam(SCRAPE_FORMATS),
+/** `format` differs per operation: its schema and default. */
+export const FORMAT_BY_OPERATION: Record<Operation, { schema: z.ZodType; default: string; description: string } | undefined> = {
+  screenshot: { schema: enumParam(SCREENSHOT_FORMATS), default: 'jpeg', description: 'Image format (jpg is jpeg).' },
+  scrape: { schema: enumParam(SCRAPE_FORMATS), default: 'html', description: 'html returns the HTML of the page, md returns Markdown.' },
   pdf: undefined,
 };

@@ -28,16 +28,16 @@ describe('validateRenderParams: every constrained parameter', () => {
     ['screenshot', 'format', ['bmp', 'PNG', 1, '']],
     ['scrape', 'format', ['pdf', 'markdown']],
     ['screenshot', 'image_quality', [0, 101, 50.5, 'high']],
-    ['screenshot', 'image_width', [0, -5, 10_001, 1.5, 'wide']],
-    ['screenshot', 'image_height', [0, 10_001, 'tall']],
+    ['screenshot', 'image_width', [-5, 0.5, 10_001, 1.5, 'wide']],
+    ['screenshot', 'image_height', [-1, 10_001, 'tall']],
     ['screenshot', 'omit_background', ['yes', 2]],
     ['screenshot', 'full_page', ['maybe']],
     ['screenshot', 'full_page_scroll', ['often']],
     ['screenshot', 'metadata_image_size', [3]],
     ['screenshot', 'clip_x', [-1, 'left']],
     ['pdf', 'clip_y', [-0.5, {}]],
-    ['screenshot', 'clip_width', [0, 16_385]],
-    ['pdf', 'clip_height', [0, 'x']],
+    ['screenshot', 'clip_width', [-1, 0.5, 16_385]],
+    ['pdf', 'clip_height', [-1, 'x']],
     ['screenshot', 'hide_selectors', [[], '', [1]]],
     ['pdf', 'click_selector', ['', 5, 'x'.repeat(1_001)]],
     ['pdf', 'pdf_paper_format', ['a7', 'A4', 'b5']],
@@ -47,8 +47,8 @@ describe('validateRenderParams: every constrained parameter', () => {
     ['screenshot', 'gpu_rendering', ['fast']],
     ['screenshot', 'capture_beyond_viewport', ['all']],
     ['screenshot', 'viewport_device', ['iPhone 13 Pro Max', 'nokia_3310', 7]],
-    ['pdf', 'viewport_width', [0, 7_681, 100.5]],
-    ['scrape', 'viewport_height', [0, 'tall']],
+    ['pdf', 'viewport_width', [-1, 7_681, 100.5]],
+    ['scrape', 'viewport_height', [-1, 'tall']],
     ['screenshot', 'viewport_landscape', ['x']],
     ['screenshot', 'viewport_has_touch', ['x']],
     ['screenshot', 'viewport_mobile', ['x']],
@@ -72,7 +72,7 @@ describe('validateRenderParams: every constrained parameter', () => {
     ['screenshot', 'proxy', ['socks5://h:1', 'not a proxy', 'http://h:1/path', 'ftp://h']],
     ['screenshot', 'bypass_csp', ['please']],
     ['screenshot', 'delay', [-1, 31, 'soon']],
-    ['screenshot', 'timeout', [0, 31, 'never']],
+    ['screenshot', 'timeout', [-1, 0.5, 31, 'never']],
     ['screenshot', 'wait_until', ['idle', ['load', 'networkidle3']]],
     ['screenshot', 'metadata_icon', ['x']],
     ['pdf', 'metadata_title', ['x']],
@@ -96,8 +96,6 @@ describe('validateRenderParams: every constrained parameter', () => {
       ['pdf', 'image_quality'],
       ['pdf', 'metadata_image_size'],
       ['scrape', 'clip_x'],
-      ['scrape', 'hide_selectors'],
-      ['scrape', 'click_selector'],
       ['screenshot', 'js_enabled'],
       ['screenshot', 'pdf_paper_format'],
       ['scrape', 'html'],
@@ -182,6 +180,68 @@ describe('validateRenderParams: defaults and devices', () => {
         expect(id).toBe(deviceId(device.name));
         expect(id).toMatch(/^[a-z0-9_+]+$/);
       }
+    });
+  });
+});
+
+describe('validateRenderParams: ScreenshotMAX client compatibility', () => {
+  describe('When headers and cookies come comma-joined, as that client joins a list', () => {
+    it('should read a comma as a new item only where a name follows it', () => {
+      const { params } = validateRenderParams('screenshot', {
+        url: 'https://example.com/',
+        headers: 'X-A: 1,X-B: 2',
+        cookies: 'a=1,b=2',
+      });
+      expect(params.headers).toEqual(['X-A: 1', 'X-B: 2']);
+      expect(params.cookies).toEqual(['a=1', 'b=2']);
+      const kept = validateRenderParams('scrape', {
+        url: 'https://example.com/',
+        headers: 'Accept: text/html, application/xml;q=0.9,X-Date: Wed, 21 Oct 2015 07:28:00 GMT,Referer: https://a.test/x,https://b.test/',
+        cookies: ['list=a,b', 'c=1, d=2'],
+      }).params;
+      expect(kept.headers).toEqual(['Accept: text/html, application/xml;q=0.9', 'X-Date: Wed, 21 Oct 2015 07:28:00 GMT', 'Referer: https://a.test/x,https://b.test/']);
+      expect(kept.cookies).toEqual(['list=a,b', 'c=1', 'd=2']);
+    });
+  });
+
+  describe('When 0 is sent for a size or the timeout', () => {
+    it.each(['viewport_width', 'viewport_height', 'image_width', 'image_height', 'clip_width', 'clip_height', 'timeout'])(
+      'should read %s=0 as not set, as a JSON number or a query string',
+      (name) => {
+        const expected = validateRenderParams('screenshot', { url: 'https://example.com/' }).params;
+        for (const zero of [0, '0']) {
+          const { params } = validateRenderParams('screenshot', { url: 'https://example.com/', [name]: zero });
+          expect(params).toEqual(expected);
+        }
+      },
+    );
+
+    it('should take clip_x=0 and clip_y=0 with zero sizes as no clip, and a clip with sizes as before', () => {
+      const none = validateRenderParams('pdf', { url: 'https://example.com/', clip_x: 0, clip_y: 0, clip_width: 0, clip_height: 0 }).params;
+      expect(none.clip_width).toBeUndefined();
+      const clip = validateRenderParams('pdf', { url: 'https://example.com/', clip_x: 0, clip_y: 0, clip_width: 10, clip_height: 20 }).params;
+      expect(clip).toMatchObject({ clip_x: 0, clip_y: 0, clip_width: 10, clip_height: 20 });
+      expect(named('pdf', { clip_x: 5, clip_width: 0 })).toEqual(['clip_width']);
+    });
+  });
+
+  describe("When a device is named in ScreenshotMAX's spelling", () => {
+    it('should take galaxy_s9plus as galaxy_s9+', () => {
+      expect(DEVICES.get('galaxy_s9+')).toBeDefined();
+      for (const name of ['galaxy_s9plus', 'galaxy_s9+']) {
+        expect(validateRenderParams('screenshot', { url: 'https://example.com/', viewport_device: name }).params.viewport_device).toBe('galaxy_s9+');
+      }
+      expect(validateRenderParams('scrape', { url: 'https://example.com/', viewport_device: 'galaxy_s9plus_landscape' }).params.viewport_device).toBe(
+        'galaxy_s9+_landscape',
+      );
+      expect(named('screenshot', { viewport_device: 'galaxy_s9pluss' })).toEqual(['viewport_device']);
+    });
+  });
+
+  describe('When scrape is given hide_selectors and click_selector', () => {
+    it('should accept them', () => {
+      const { params } = validateRenderParams('scrape', { url: 'https://example.com/', hide_selectors: '#a,.b', click_selector: '#more' });
+      expect(params).toMatchObject({ hide_selectors: ['#a', '.b'], click_selector: '#more' });
     });
   });
 });

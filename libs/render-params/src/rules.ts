@@ -9,9 +9,13 @@ type CrossRule = (values: Values, operation: Operation) => ParameterProblem | un
 const given = (values: Values, name: string) => values[name] !== undefined;
 const isTrue = (values: Values, name: string) => values[name] === true;
 
+/** clip_x and clip_y of 0 are their defaults: alone they ask for no clip. */
+const asksForClip = (v: Values) =>
+  ['clip_x', 'clip_y'].some((n) => given(v, n) && v[n] !== 0) || given(v, 'clip_width') || given(v, 'clip_height');
+
 const CROSS_RULES: readonly CrossRule[] = [
   (v) =>
-    ['clip_x', 'clip_y', 'clip_width', 'clip_height'].some((n) => given(v, n)) && !(given(v, 'clip_width') && given(v, 'clip_height'))
+    asksForClip(v) && !(given(v, 'clip_width') && given(v, 'clip_height'))
       ? { parameter: given(v, 'clip_width') ? 'clip_height' : 'clip_width', message: 'a clip needs both clip_width and clip_height (clip_x and clip_y default to 0)' }
       : undefined,
   (v) =>

@@ -11,22 +11,24 @@ export interface ValidatedRender {
   params: RenderParams;
 }
 
-const DEFAULTS: Record<Operation, Partial<RenderParams>> = {
-  screenshot: { format: 'jpeg', image_quality: 80 },
-  pdf: { pdf_paper_format: 'letter', pdf_landscape: false, pdf_print_background: false },
-  scrape: { format: 'html' },
-};
-
-const COMMON_DEFAULTS: Partial<RenderParams> = {
-  delay: 0,
-  timeout: 30,
-  wait_until: ['domcontentloaded'],
-  block_annoyance: 'cookies_banner',
-  media_type: 'screen',
-};
-
 /** Without a device the viewport is 1280x1080; with one, the device's (explicit viewport_* still win). */
-const VIEWPORT_DEFAULTS: Partial<RenderParams> = { viewport_width: 1280, viewport_height: 1080 };
+const DEVICE_SIZED: ReadonlySet<string> = new Set(['viewport_width', 'viewport_height']);
+
+/**
+ * The value each parameter of `operation` takes when it is absent (PARAMETERS and FORMAT_BY_OPERATION
+ * declare them; the API reference shows the same values).
+ */
+export function parameterDefaults(operation: Operation, opts: { device?: boolean } = {}): Record<string, unknown> {
+  const defaults: Record<string, unknown> = {};
+  for (const [name, def] of Object.entries(PARAMETERS)) {
+    if (def.default === undefined || !def.operations.includes(operation)) continue;
+    if (opts.device && DEVICE_SIZED.has(name)) continue;
+    defaults[name] = def.default;
+  }
+  const format = FORMAT_BY_OPERATION[operation];
+  if (format) defaults.format = format.default;
+  return defaults;
+}
 
 /**
  * Validates a render request's parameters (JSON body, GET query or task query) for one operation.
@@ -47,13 +49,16 @@ export function validateRenderParams(operation: Operation, input: Record<string,
       problems.push({ parameter: name, message: `${name} is not a parameter of ${operation}` });
       continue;
     }
-    const schema = name === 'format' ? FORMAT_BY_OPERATION[operation] : def.schema;
+    const schema = name === 'format' ? FORMAT_BY_OPERATION[operation]?.schema : def.schema;
     if (!schema) {
       problems.push({ parameter: name, message: `${name} is not a parameter of ${operation}` });
       continue;
     }
     const parsed = schema.safeParse(raw);
-    if (parsed.success) out[name] = parsed.data;
+    // A value that parses to undefined (0 for a size or timeout) means "not set": the default applies.
+    if (parsed.success) {
+      if (parsed.data !== undefined) out[name] = parsed.data;
+    }
     else problems.push({ parameter: name, message: `${name} ${parsed.error.issues[0]?.message ?? 'is invalid'}` });
   }
 
@@ -72,8 +77,8 @@ export function validateRenderParams(operation: Operation, input: Record<string,
 
   if (problems.length > 0) throw new ValidationError(problems);
 
-  const viewportDefaults = out.viewport_device === undefined ? VIEWPORT_DEFAULTS : {};
-  const params = RenderParams.fromPartial({ ...COMMON_DEFAULTS, ...viewportDefaults, ...DEFAULTS[operation], ...out });
+  const defaults = parameterDefaults(operation, { device: out.viewport_device !== undefined });
+  const params = RenderParams.fromPartial({ ...defaults, ...out });
   if (params.format === 'jpg') params.format = 'jpeg';
   if (params.block_ressources.length > 0) params.block_ressources = [...new Set(params.block_ressources)];
   if (params.wait_until.length > 0) params.wait_until = [...new Set(params.wait_until)];

@@ -1,7 +1,7 @@
 import { errors, type AppError } from '@app/errors';
 import type { OpenAccountState } from '../domain/account/account.js';
 import { planAllows, type Plan, type PlanLimits } from '../domain/account/plans.js';
-import { hmacHex, signaturesMatch, unsignedQuery } from '../domain/account/signature.js';
+import { hmacHex, signatureApplies, signaturesMatch, unsignedQuery } from '../domain/account/signature.js';
 import type { RateDecision, RateWindows } from '../domain/limits/rate-window.js';
 import type { QuotaLedger, QuotaUsage } from '../domain/limits/quota-ledger.js';
 import { hashKey, type SecretBox } from '../adapters/key-material.js';
@@ -54,7 +54,7 @@ export function admission(deps: {
   };
 
   const checkSignature = (account: OpenAccountState, input: AdmitInput) => {
-    if (!account.signatureRequired) return;
+    if (!account.signatureRequired || !signatureApplies(input.usage)) return;
     if (!input.signature && !input.bodySignature) throw errors.signatureRequired();
     const secret = deps.secrets.open(account.keys.sealedSecretKey);
     const queryOk = input.signature ? signaturesMatch(hmacHex(secret, unsignedQuery(input.signedQuery)), input.signature) : false;

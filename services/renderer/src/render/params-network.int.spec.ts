@@ -113,6 +113,15 @@ describe('request parameters', () => {
     });
   });
 
+  describe("When headers and cookies come comma-joined, as ScreenshotMAX's client joins a list", () => {
+    it('should send the page two headers and two cookies', async () => {
+      await r.render('scrape', { url: url('/echo'), headers: 'X-Comma-A: 1,X-Comma-B: 2', cookies: 'first=1,second=2' });
+      const seen = lastRequest('/echo')!;
+      expect(seen.headers).toMatchObject({ 'x-comma-a': '1', 'x-comma-b': '2' });
+      expect(seen.headers.cookie?.split('; ').sort()).toEqual(['first=1', 'second=2']);
+    });
+  });
+
   describe('When authorization is given for a page behind basic authentication', () => {
     it('should render the page, sending the credentials to its origin only', async () => {
       expect((await r.render('scrape', { url: url('/private') })).body.toString()).toContain('locked');

@@ -8,7 +8,7 @@ import { navigate } from './navigate.js';
 import { setupPage } from './page-setup.js';
 import { printPdf } from './pdf.js';
 import { clickSelector } from './prepare/click.js';
-import { hideSelectors } from './prepare/hide.js';
+import { hideSelectors, removeSelectors } from './prepare/hide.js';
 import { DEFAULT_SCROLL_STEP_MS, scrollThrough } from './prepare/scroll.js';
 import { renderError } from './render-errors.js';
 import { scrapeContent } from './scrape.js';
@@ -36,8 +36,12 @@ export interface RenderJobEnv {
 /** After the page loaded: cookie popups, click, hidden elements, scrolling, then `delay`. */
 async function prepare(page: Page, operation: RenderOperation, params: RenderParams, clock: Countdown): Promise<void> {
   await settleConsent(page, params, Math.min(CONSENT_WAIT_MS, clock.remainingMs() - OUTPUT_RESERVE_MS));
-  if (operation === 'scrape') return sleepDelay(params);
   await clickSelector(page, params.click_selector, clock);
+  // A scrape reads the DOM: hidden elements are taken out of it, not only out of the rendering.
+  if (operation === 'scrape') {
+    await removeSelectors(page, params.hide_selectors);
+    return sleepDelay(params);
+  }
   await hideSelectors(page, params.hide_selectors);
   if (operation === 'screenshot' && params.full_page_scroll) {
     await scrollThrough(page, {

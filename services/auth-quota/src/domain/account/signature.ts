@@ -21,3 +21,10 @@ export function unsignedQuery(rawQuery: string): string {
     .filter((pair) => pair !== '' && !pair.startsWith('signature='))
     .join('&');
 }
+
+/**
+ * Signatures protect the parameters of renders (links shared in pages), so an account that requires
+ * them is asked for one on the render routes only; usage, devices, tasks and render status are
+ * authenticated by the key alone (the official clients never sign them).
+ */
+export const signatureApplies = (usage: string): boolean => usage === 'render';

@@ -1,8 +1,15 @@
 import type { FastifyInstance } from 'fastify';
-import { DEVICES } from '@app/render-params';
+import { DEVICES, type DeviceViewport } from '@app/render-params';
 
-/** One device as GET /v1/devices lists it: the `viewport_device` value and what it sets, in parameter names. */
+/**
+ * One device as GET /v1/devices lists it: the `viewport_device` value and what it sets, in parameter
+ * names, and the same device in ScreenshotMAX's fields (`id` in its spelling, `userAgent`, `viewport`),
+ * which its clients read.
+ */
 export interface DeviceEntry {
+  id: string;
+  userAgent: string;
+  viewport: DeviceViewport;
   viewport_device: string;
   name: string;
   viewport_width: number;
@@ -16,6 +23,9 @@ export interface DeviceEntry {
 
 const LIST: { devices: DeviceEntry[] } = {
   devices: [...DEVICES.values()].map((d) => ({
+    id: d.screenshotmaxId,
+    userAgent: d.userAgent,
+    viewport: { ...d.viewport },
     viewport_device: d.id,
     name: d.name,
     viewport_width: d.viewport.width,
