@@ -15,6 +15,7 @@ import { filesRoutes } from './routes/files.routes.js';
 import { usageRoutes } from './routes/usage.routes.js';
 import { devicesRoutes } from './routes/devices.routes.js';
 import { taskRoutes, type TaskScheduler } from './routes/tasks.routes.js';
+import { apiDocs, collectRoutes } from './openapi/api-docs.plugin.js';
 
 export interface HttpDeps {
   logger: Logger;
@@ -67,6 +68,7 @@ export async function buildServer(deps: HttpDeps): Promise<FastifyInstance> {
   });
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
+  const routes = collectRoutes(app);
 
   await app.register(healthRoutes, { check: deps.health });
   if (deps.asyncRenders) await app.register(filesRoutes, { openResultFile: deps.asyncRenders.openResultFile });
@@ -78,5 +80,6 @@ export async function buildServer(deps: HttpDeps): Promise<FastifyInstance> {
     await api.register(devicesRoutes);
     if (deps.tasks) await api.register(taskRoutes, deps.tasks);
   });
+  await app.register(apiDocs, { routes });
   return app;
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import { AppError, ValidationError, type ParameterProblem } from '@app/errors';
 import { filesBaseUrl } from '../reservation.js';
 
@@ -51,7 +52,25 @@ export interface TaskScheduler {
   runs(accountId: string, id: number): Promise<TaskRunResource[]>;
 }
 
-const STRING_FIELDS = ['name', 'api', 'query', 'frequency', 'crontab', 'timezone'] as const;
+const text = (name: string, description: string) => z.string({ error: `${name} must be a string` }).describe(description);
+
+/**
+ * The writable fields of a task as the edge checks them (their JSON types); the scheduler checks the
+ * rules (lengths, enums, crontab, zone, query). The API reference describes the task body from these.
+ */
+export const TASK_FIELDS = {
+  name: text('name', 'A name for the task, at most 100 characters.'),
+  api: text('api', 'The operation the task runs: screenshot, pdf or scrape.'),
+  query: text('query', "The operation's parameters as a query string, without access_key (validated like the call itself)."),
+  frequency: text('frequency', 'every_minute, every_hour, every_day, every_month, or custom (with crontab).'),
+  // A null crontab is the same as none (a client clearing it while choosing a fixed frequency).
+  crontab: text('crontab', 'Five-field cron expression (minute hour day-of-month month day-of-week); only with frequency custom.').nullable(),
+  timezone: text('timezone', 'IANA time zone the schedule runs in.').default('Etc/UTC'),
+  enabled: z.boolean({ error: 'enabled must be true or false' }).describe('Whether the task runs.').default(true),
+} as const;
+/** Needed to create a task. */
+export const TASK_REQUIRED_FIELDS = ['name', 'api', 'query', 'frequency'] as const;
+
 const READ_ONLY_FIELDS: ReadonlySet<string> = new Set(['id', 'created', 'last_run', 'runs']);
 /** Travel with the request, not with the task. */
 const TRANSPORT_FIELDS: ReadonlySet<string> = new Set(['access_key']);
@@ -66,17 +85,13 @@ export function taskFieldsOf(body: unknown): TaskFieldsInput {
     throw new ValidationError([{ parameter: 'body', message: 'the body must be a JSON object' }]);
   }
   const problems: ParameterProblem[] = [];
-  const fields: TaskFieldsInput = {};
+  const fields: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
     if (TRANSPORT_FIELDS.has(name)) continue;
-    if ((STRING_FIELDS as readonly string[]).includes(name)) {
-      // A null crontab is the same as none (a client clearing it while choosing a fixed frequency).
-      if (name === 'crontab' && value === null) continue;
-      if (typeof value === 'string') fields[name as (typeof STRING_FIELDS)[number]] = value;
-      else problems.push({ parameter: name, message: `${name} must be a string` });
-    } else if (name === 'enabled') {
-      if (typeof value === 'boolean') fields.enabled = value;
-      else problems.push({ parameter: name, message: 'enabled must be true or false' });
+    if (Object.hasOwn(TASK_FIELDS, name)) {
+      const parsed = TASK_FIELDS[name as keyof typeof TASK_FIELDS].safeParse(value);
+      if (!parsed.success) problems.push({ parameter: name, message: parsed.error.issues[0]?.message ?? `${name} is invalid` });
+      else if (parsed.data !== null) fields[name] = parsed.data;
     } else if (READ_ONLY_FIELDS.has(name)) {
       problems.push({ parameter: name, message: `${name} is set by the service and cannot be written` });
     } else {
@@ -84,7 +99,7 @@ export function taskFieldsOf(body: unknown): TaskFieldsInput {
     }
   }
   if (problems.length > 0) throw new ValidationError(problems);
-  return fields;
+  return fields as TaskFieldsInput;
 }
 
 /** The task id of the path: a positive integer, else no such task. */

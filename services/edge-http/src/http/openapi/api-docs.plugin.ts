@@ -1,0 +1,37 @@
+import type { FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { buildOpenApiDocument, type RouteInfo } from './openapi-document.js';
+
+const DOCS_PREFIX = '/docs';
+
+/**
+ * Records every route the server registers (method, path, usage), for the API reference. Call it
+ * before the routes are registered.
+ */
+export function collectRoutes(app: FastifyInstance): readonly RouteInfo[] {
+  const routes: RouteInfo[] = [];
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith(DOCS_PREFIX) || (route.schema as { hide?: boolean } | undefined)?.hide) return;
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url, usage: route.config?.usage });
+  });
+  return routes;
+}
+
+/**
+ * GET /openapi.json, the OpenAPI 3.1 document of the routes the server registered (built once they
+ * all are, when the server is ready), and GET /docs, an interactive reference over it served from the
+ * service's own assets (Swagger UI: authorize with an access key, then send requests).
+ */
+export async function apiDocs(app: FastifyInstance, opts: { routes: readonly RouteInfo[] }) {
+  const document: Record<string, unknown> = {};
+  app.addHook('onReady', async () => {
+    Object.assign(document, buildOpenApiDocument(opts.routes));
+  });
+  await app.register(swagger, { mode: 'static', specification: { document: document as never } });
+  await app.register(swaggerUi, {
+    routePrefix: DOCS_PREFIX,
+    uiConfig: { deepLinking: true, displayRequestDuration: true, tryItOutEnabled: true, persistAuthorization: false },
+  });
+  app.get('/openapi.json', async (_request, reply) => reply.type('application/json; charset=utf-8').send(document));
+}

@@ -1,0 +1,131 @@
+import { z } from 'zod';
+import { ERROR_CODES } from '@app/errors';
+
+/**
+ * The JSON bodies the API answers with, for the API reference. Objects are open (clients must ignore
+ * fields they do not know), so fields added later keep old clients and this description valid.
+ */
+
+const seconds = (description: string) => z.number().int().describe(description);
+
+export const ErrorBody = z
+  .looseObject({
+    statusCode: z.number().int().describe('The HTTP status.'),
+    error: z.string().describe('The HTTP reason phrase.'),
+    message: z.string().describe('What went wrong, naming the parameter and the rule broken.'),
+    code: z.enum(Object.keys(ERROR_CODES) as [string, ...string[]]).describe('Stable machine-readable code (never renamed).'),
+    details: z
+      .array(z.looseObject({ parameter: z.string(), message: z.string() }))
+      .optional()
+      .describe('Every bad parameter, for 400s about parameters.'),
+  })
+  .meta({ id: 'Error', description: 'Every error answer has this body.' });
+
+export const AsyncAccepted = z
+  .looseObject({
+    id: z.string().describe('Render id: follow it at GET /v1/renders/{id}.'),
+    status: z.enum(['queued', 'succeeded']).describe('queued, or succeeded at once when the cache held the result.'),
+    created: seconds('Unix seconds.'),
+  })
+  .meta({ id: 'AsyncAccepted', description: 'Answer to async=true.' });
+
+export const RenderStatus = z
+  .looseObject({
+    id: z.string(),
+    status: z.enum(['queued', 'running', 'succeeded', 'failed']),
+    created: seconds('Unix seconds.'),
+    finished: seconds('Unix seconds.').nullable(),
+    file: z.string().nullable().describe('Unguessable URL of the result, fetchable without the key until expires.'),
+    expires: seconds('Unix seconds after which file is gone.').nullable(),
+    error: z.looseObject({ code: z.string(), message: z.string() }).nullable(),
+    webhook: z
+      .looseObject({
+        status: z.enum(['pending', 'delivered', 'failed']),
+        attempts: z.number().int(),
+        last_attempt: seconds('Unix seconds.').nullable(),
+        next_attempt: seconds('Unix seconds.').nullable(),
+      })
+      .optional()
+      .describe('Delivery of the webhook, when webhook_url was given.'),
+  })
+  .meta({ id: 'RenderStatus' });
+
+export const Usage = z
+  .looseObject({
+    hits: z.looseObject({
+      quota: z.number().int().describe('Renders allowed this calendar month (UTC).'),
+      used: z.number().int(),
+      remaining: z.number().int(),
+    }),
+    concurrency: z
+      .looseObject({ limit: z.number().int(), remaining: z.number().int(), reset: seconds('Unix seconds when the minute window resets.') })
+      .describe('The per-minute request limit, as in the X-RateLimit-* headers.'),
+  })
+  .meta({ id: 'Usage' });
+
+const DeviceViewport = z.looseObject({
+  width: z.number().int(),
+  height: z.number().int(),
+  deviceScaleFactor: z.number(),
+  isMobile: z.boolean(),
+  hasTouch: z.boolean(),
+  isLandscape: z.boolean(),
+});
+
+export const DeviceList = z
+  .looseObject({
+    devices: z.array(
+      z.looseObject({
+        id: z.string().describe("ScreenshotMAX's spelling of the device name (accepted as viewport_device)."),
+        name: z.string(),
+        userAgent: z.string(),
+        viewport: DeviceViewport,
+        viewport_device: z.string().describe('The viewport_device value.'),
+        viewport_width: z.number().int(),
+        viewport_height: z.number().int(),
+        device_scale_factor: z.number(),
+        viewport_mobile: z.boolean(),
+        viewport_has_touch: z.boolean(),
+        viewport_landscape: z.boolean(),
+        user_agent: z.string(),
+      }),
+    ),
+  })
+  .meta({ id: 'DeviceList' });
+
+export const Task = z
+  .looseObject({
+    id: z.number().int().positive(),
+    name: z.string(),
+    api: z.string(),
+    query: z.string(),
+    frequency: z.string(),
+    crontab: z.string().describe('Always given: derived from the creation time for the fixed frequencies.'),
+    timezone: z.string(),
+    enabled: z.boolean(),
+    created: seconds('Unix seconds.'),
+    last_run: seconds('Unix seconds of the start of the latest run.').nullable(),
+    runs: z.number().int().describe('Runs that started.'),
+  })
+  .meta({ id: 'Task' });
+
+export const TaskList = z.looseObject({ tasks: z.array(Task) }).meta({ id: 'TaskList' });
+
+export const TaskRuns = z
+  .looseObject({
+    runs: z.array(
+      z.looseObject({
+        id: z.string(),
+        task_id: z.number().int(),
+        status: z.enum(['running', 'succeeded', 'failed']),
+        due: seconds('Unix seconds.'),
+        started: seconds('Unix seconds.'),
+        finished: seconds('Unix seconds.').nullable(),
+        file: z.string().nullable().describe('URL of the result.'),
+        error: z.looseObject({ code: z.string(), message: z.string() }).nullable(),
+      }),
+    ),
+  })
+  .meta({ id: 'TaskRuns' });
+
+export const Health = z.looseObject({ status: z.string(), reason: z.string().optional() }).meta({ id: 'Health' });
