@@ -8,3 +8,4 @@ export * from './finished-events.js';
 export * from './test-stack.js';
 export * from './accounts-admin.js';
 export * from './webhook-receiver.js';
+export * from './openapi-validator.js';

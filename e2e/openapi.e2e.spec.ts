@@ -1,0 +1,172 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import puppeteer, { type Browser } from 'puppeteer-core';
+import {
+  accountsAdmin,
+  openApiValidator,
+  startFixtureServer,
+  startTestStack,
+  until,
+  type FixtureServer,
+  type HttpsResponse,
+  type TestStack,
+} from '@app/testkit';
+
+// The generated OpenAPI document against the running service: every route's answers, success and
+// error, must be described by it; and the interactive reference at /docs must show every route and
+// send a request with the visitor's key, in a real browser.
+let stack: TestStack;
+let fixture: FixtureServer;
+let admin: ReturnType<typeof accountsAdmin>;
+let doc: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+let validator: ReturnType<typeof openApiValidator>;
+/** `METHOD /template` of every answer checked, to prove each documented operation was exercised. */
+const exercised = new Map<string, Set<string>>();
+
+beforeAll(async () => {
+  fixture = await startFixtureServer({});
+  stack = await startTestStack({ renderers: 1, env: { ALLOW_PRIVATE_TARGETS: '1', RENDERER_CONCURRENCY: '2' } });
+  admin = accountsAdmin(stack.authQuotaAddress);
+  const res = await stack.call('GET', '/openapi.json');
+  expect(res.status).toBe(200);
+  doc = res.json();
+  validator = openApiValidator(doc);
+});
+
+afterAll(async () => {
+  admin?.close();
+  await stack?.stop();
+  await fixture?.close();
+});
+
+const key = () => ({ 'x-access-key': stack.demo.accessKey });
+
+/** Calls the API and checks the answer against the document. */
+async function call(method: string, path: string, opts: Parameters<TestStack['call']>[2] = {}): Promise<HttpsResponse> {
+  const res = await stack.call(method, path, opts);
+  expect(validator.check(method, path, res), `${method} ${path} -> ${res.status} ${res.body.toString().slice(0, 200)}`).toEqual([]);
+  const template = `${method} ${validator.templateOf(path.split('?')[0]!)}`;
+  if (!exercised.has(template)) exercised.set(template, new Set());
+  exercised.get(template)!.add(res.status < 400 ? 'success' : 'error');
+  return res;
+}
+
+describe('Answers of every route against /openapi.json', () => {
+  describe('When each route is called to succeed and to fail', () => {
+    it('should answer only what the document describes', async () => {
+      const page = encodeURIComponent(`${fixture.origin}/`);
+      const html = '<p>openapi</p>';
+
+      await call('GET', '/healthz');
+      await call('GET', '/openapi.json');
+
+      for (const op of ['screenshot', 'pdf', 'scrape']) {
+        await call('GET', `/v1/${op}?url=${page}`, { headers: key() });
+        await call('POST', `/v1/${op}`, { headers: key(), json: { url: `${fixture.origin}/`, metadata_title: true, cache: true } });
+        await call('GET', `/v1/${op}?url=${page}&delay=99`, { headers: key() });
+        await call('POST', `/v1/${op}`, { json: { url: `${fixture.origin}/` } });
+      }
+      await call('GET', `/v1/screenshot?html=${encodeURIComponent(html)}&viewport_width=0&headers=${encodeURIComponent('X-A: 1,X-B: 2')}`, { headers: key() });
+
+      const accepted = await call('POST', '/v1/screenshot', { headers: key(), json: { html, async: true } });
+      expect(accepted.status).toBe(202);
+      const id = accepted.json<{ id: string }>().id;
+      let file = '';
+      await until(
+        async () => {
+          const status = await call('GET', `/v1/renders/${id}`, { headers: key() });
+          file = status.json<{ file: string | null }>().file ?? '';
+          return status.json<{ status: string }>().status === 'succeeded';
+        },
+        30_000,
+        'async render succeeded',
+      );
+      await call('GET', '/v1/renders/00000000-0000-4000-8000-000000000000', { headers: key() });
+      await call('GET', new URL(file).pathname);
+      await call('GET', '/v1/files/not-a-file');
+
+      await call('GET', '/v1/usage', { headers: key() });
+      await call('GET', '/v1/usage', { headers: { 'x-access-key': 'wrong' } });
+      await call('GET', '/v1/devices', { headers: key() });
+      await call('GET', '/v1/devices');
+
+      const task = await call('POST', '/v1/tasks', {
+        headers: key(),
+        json: { name: 'documented', api: 'pdf', query: `html=${encodeURIComponent(html)}`, frequency: 'every_day', enabled: false },
+      });
+      expect(task.status).toBe(201);
+      const taskId = task.json<{ id: number }>().id;
+      await call('POST', '/v1/tasks', { headers: key(), json: { name: 'bad', api: 'pdf', query: 'delay=99', frequency: 'every_day' } });
+      const basic = await admin.create('basic');
+      await call('POST', '/v1/tasks', { headers: { 'x-access-key': basic.accessKey }, json: { name: 'x', api: 'pdf', query: 'html=x', frequency: 'every_day' } });
+      await call('GET', '/v1/tasks', { headers: key() });
+      await call('GET', '/v1/tasks', {});
+      await call('GET', `/v1/tasks/${taskId}`, { headers: key() });
+      await call('GET', '/v1/tasks/999999999', { headers: key() });
+      await call('PATCH', `/v1/tasks/${taskId}`, { headers: key(), json: { name: 'renamed' } });
+      await call('PATCH', `/v1/tasks/${taskId}`, { headers: key(), json: { runs: 3 } });
+      await call('GET', `/v1/tasks/${taskId}/runs`, { headers: key() });
+      await call('GET', '/v1/tasks/999999999/runs', { headers: key() });
+      await call('DELETE', `/v1/tasks/${taskId}`, { headers: key() });
+      await call('DELETE', `/v1/tasks/${taskId}`, { headers: key() });
+
+      const operations = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>
+        Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+      );
+      for (const operation of operations) {
+        const kinds = exercised.get(operation);
+        expect(kinds, `${operation} was called`).toBeDefined();
+        // /healthz and /openapi.json have no error a test can cause.
+        if (!['GET /healthz', 'GET /openapi.json'].includes(operation)) expect([...kinds!].sort(), operation).toEqual(['error', 'success']);
+      }
+    });
+  });
+});
+
+describe('/docs in a browser', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await puppeteer.launch({
+      executablePath: process.env.CHROME_PATH ?? '/usr/bin/chromium',
+      headless: true,
+      acceptInsecureCerts: true,
+      args: process.getuid?.() === 0 ? ['--no-sandbox'] : [],
+    });
+  });
+  afterAll(async () => browser?.close());
+
+  describe('When the reference is opened', () => {
+    it('should show every route, and send a request with the key the visitor gave', async () => {
+      const page = await browser.newPage();
+      const outside: string[] = [];
+      page.on('request', (r) => {
+        if (!r.url().startsWith(`https://127.0.0.1:${stack.port}/`)) outside.push(r.url());
+      });
+      await page.goto(`https://127.0.0.1:${stack.port}/docs/`, { waitUntil: 'load' });
+      await page.waitForSelector('.opblock', { timeout: 30_000 });
+      const shown = await page.$$eval('.opblock', (blocks) =>
+        blocks.map((b) => `${b.querySelector('.opblock-summary-method')?.textContent?.trim()} ${b.querySelector('.opblock-summary-path')?.getAttribute('data-path')}`),
+      );
+      const operations = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>
+        Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+      );
+      expect(shown.sort()).toEqual(operations.sort());
+      expect(outside, 'every asset comes from the service').toEqual([]);
+
+      // Authorize with the access key (the header scheme), then try GET /v1/usage.
+      await page.click('.btn.authorize');
+      await page.waitForSelector('.auth-container input');
+      await page.type('.auth-container input', stack.demo.accessKey);
+      await page.click('.auth-container .auth-btn-wrapper .modal-btn.auth');
+      await page.click('.btn-done, .close-modal');
+      await page.click('#operations-Account-usage .opblock-summary-control');
+      await page.waitForSelector('#operations-Account-usage .try-out__btn');
+      await page.click('#operations-Account-usage .try-out__btn');
+      await page.click('#operations-Account-usage .execute');
+      await page.waitForSelector('#operations-Account-usage .live-responses-table .response-col_status', { timeout: 30_000 });
+      const status = await page.$eval('#operations-Account-usage .live-responses-table .response-col_status', (e) => e.textContent?.trim());
+      expect(status).toBe('200');
+      const body = await page.$eval('#operations-Account-usage .live-responses-table .response-col_description', (e) => e.textContent ?? '');
+      expect(body).toContain('"hits"');
+    });
+  });
+});
