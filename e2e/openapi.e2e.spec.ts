@@ -139,10 +139,16 @@ describe('/docs in a browser', () => {
       const page = await browser.newPage();
       const outside: string[] = [];
       page.on('request', (r) => {
-        if (!r.url().startsWith(`https://127.0.0.1:${stack.port}/`)) outside.push(r.url());
+        // Inline data: images are part of the served assets; anything fetched must come from the service.
+        if (!r.url().startsWith(`https://127.0.0.1:${stack.port}/`) && !r.url().startsWith('data:')) outside.push(r.url());
       });
-      await page.goto(`https://127.0.0.1:${stack.port}/docs/`, { waitUntil: 'load' });
-      await page.waitForSelector('.opblock', { timeout: 30_000 });
+      await page.goto(`https://127.0.0.1:${stack.port}/docs/`, { waitUntil: 'domcontentloaded', timeout: 60_000 });
+      const pageErrors: string[] = [];
+      page.on('pageerror', (e) => pageErrors.push(String(e)));
+      // Swagger UI's bundle is large: parsing it on a loaded machine takes a while.
+      await page.waitForSelector('.opblock', { timeout: 60_000 }).catch(async (err: unknown) => {
+        throw new Error(`no operation shown: ${pageErrors.join('; ')} ${(await page.content()).slice(0, 500)}`, { cause: err });
+      });
       const shown = await page.$$eval('.opblock', (blocks) =>
         blocks.map((b) => `${b.querySelector('.opblock-summary-method')?.textContent?.trim()} ${b.querySelector('.opblock-summary-path')?.getAttribute('data-path')}`),
       );
@@ -159,13 +165,13 @@ describe('/docs in a browser', () => {
       await page.click('.auth-container .auth-btn-wrapper .modal-btn.auth');
       await page.click('.btn-done, .close-modal');
       await page.click('#operations-Account-usage .opblock-summary-control');
-      await page.waitForSelector('#operations-Account-usage .try-out__btn');
-      await page.click('#operations-Account-usage .try-out__btn');
+      // The reference opens operations ready to try (tryItOutEnabled): Execute sends the request.
+      await page.waitForSelector('#operations-Account-usage .execute');
       await page.click('#operations-Account-usage .execute');
-      await page.waitForSelector('#operations-Account-usage .live-responses-table .response-col_status', { timeout: 30_000 });
-      const status = await page.$eval('#operations-Account-usage .live-responses-table .response-col_status', (e) => e.textContent?.trim());
+      await page.waitForSelector('#operations-Account-usage .live-responses-table tr.response .response-col_status', { timeout: 30_000 });
+      const status = await page.$eval('#operations-Account-usage .live-responses-table tr.response .response-col_status', (e) => e.textContent?.trim());
       expect(status).toBe('200');
-      const body = await page.$eval('#operations-Account-usage .live-responses-table .response-col_description', (e) => e.textContent ?? '');
+      const body = await page.$eval('#operations-Account-usage .live-responses-table tr.response .response-col_description', (e) => e.textContent ?? '');
       expect(body).toContain('"hits"');
     });
   });
