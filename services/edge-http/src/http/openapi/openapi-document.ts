@@ -55,11 +55,16 @@ const RESULT_TYPES: Record<string, string[]> = {
 // ---------------------------------------------------------------------------------------------------
 // Headers the service sends
 
-const HEADERS: Record<string, { description: string; schema: Json }> = {
-  'X-Service-Request-Id': { description: "The request's trace id: quote it to find the request in logs and traces.", schema: { type: 'string' } },
-  'X-RateLimit-Limit': { description: 'Requests allowed per minute on the plan.', schema: { type: 'integer' } },
-  'X-RateLimit-Remaining': { description: 'Requests left in the current minute.', schema: { type: 'integer' } },
-  'X-RateLimit-Reset': { description: 'Unix seconds when the minute window resets.', schema: { type: 'integer' } },
+/** `required`: sent on every response that refers to the header (the request id on all of them, the rate limit on keyed successes). */
+const HEADERS: Record<string, { description: string; schema: Json; required?: boolean }> = {
+  'X-Service-Request-Id': {
+    description: "The request's trace id: quote it to find the request in logs and traces.",
+    schema: { type: 'string' },
+    required: true,
+  },
+  'X-RateLimit-Limit': { description: 'Requests allowed per minute on the plan.', schema: { type: 'integer' }, required: true },
+  'X-RateLimit-Remaining': { description: 'Requests left in the current minute.', schema: { type: 'integer' }, required: true },
+  'X-RateLimit-Reset': { description: 'Unix seconds when the minute window resets.', schema: { type: 'integer' }, required: true },
   'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
   'X-Service-Cache': { description: 'With cache=true: HIT when answered from the cache, MISS when rendered.', schema: { type: 'string', enum: ['HIT', 'MISS'] } },
   'Content-Disposition': {
@@ -268,7 +273,9 @@ function otherOperation(method: string, path: string, route: RouteInfo): Json {
           content: doc.body ? { 'application/json': { schema: ref(componentName(doc.body)) } } : { '*/*': { schema: {} } },
         };
   const responses: Json = { [status]: success, ...errorsFor(route) };
-  if (path === '/healthz') responses['503'] = { description: 'Not healthy.', content: { 'application/json': { schema: ref('Health') } } };
+  if (path === '/healthz') {
+    responses['503'] = { description: 'Not healthy.', headers: headerRefs(REQUEST_ID), content: { 'application/json': { schema: ref('Health') } } };
+  }
   const operation: Json = {
     operationId: doc.operationId,
     tags: [doc.tag],
@@ -324,7 +331,7 @@ export function buildOpenApiDocument(routes: readonly RouteInfo[], info: { versi
     components: {
       schemas,
       responses: errorResponses(),
-      headers: Object.fromEntries(Object.entries(HEADERS).map(([name, h]) => [name, { description: h.description, schema: h.schema }])),
+      headers: HEADERS,
       securitySchemes: {
         AccessKeyHeader: { type: 'apiKey', in: 'header', name: 'X-Access-Key', description: 'The access key (recommended).' },
         AccessKeyQuery: { type: 'apiKey', in: 'query', name: 'access_key', description: 'The access key in the query string (GET and DELETE).' },

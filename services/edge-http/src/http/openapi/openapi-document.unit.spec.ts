@@ -173,6 +173,15 @@ describe('GET /openapi.json', () => {
       expect(doc.paths['/v1/screenshot'].get.responses['200'].headers).toHaveProperty('X-RateLimit-Remaining');
       expect(doc.paths['/v1/screenshot'].get.responses['200'].headers).toHaveProperty('X-Service-Metadata-Title');
       expect(doc.components.responses.Error429.headers).toHaveProperty('Retry-After');
+      expect(doc.components.headers['X-Service-Request-Id'].required).toBe(true);
+      for (const [path, operations] of Object.entries(doc.paths as Json)) {
+        for (const [method, operation] of Object.entries(operations as Json)) {
+          for (const [status, response] of Object.entries((operation as Json).responses as Json)) {
+            const headers = (response as Json).$ref ? doc.components.responses[(response as Json).$ref.split('/').pop()].headers : (response as Json).headers;
+            expect(headers, `${method} ${path} ${status}`).toHaveProperty('X-Service-Request-Id');
+          }
+        }
+      }
     });
   });
 });
