@@ -126,6 +126,18 @@ describe('scrape parameters', () => {
     });
   });
 
+  describe('When hide_selectors and click_selector are given', () => {
+    it('should click, then remove the hidden elements from the content read', async () => {
+      expect(await scrape({ url: url('/banner') })).toContain('id="banner"');
+      expect(await scrape({ url: url('/banner'), hide_selectors: '#banner' })).not.toContain('id="banner"');
+      expect(await scrape({ url: url('/click'), click_selector: '#go' })).toContain('rgb(0, 255, 0)');
+      await expect(r.render('scrape', { url: url('/banner'), hide_selectors: ['#banner', 'div[[['] })).rejects.toMatchObject({
+        code: 'invalid_parameter',
+        details: [{ parameter: 'hide_selectors' }],
+      });
+    });
+  });
+
   describe('When js_enabled is false', () => {
     it('should return the markup without running the scripts', async () => {
       expect(await scrape({ url: url('/scripted') })).toContain('<div id="x">from script</div>');
