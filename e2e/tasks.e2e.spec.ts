@@ -175,7 +175,7 @@ describe('Scheduled tasks over HTTPS', () => {
     it('should answer 400 naming each bad parameter', async () => {
       const res = await stack.call('POST', '/v1/tasks', {
         headers: demo(),
-        json: { name: 'bad', api: 'screencast', query: `url=${fixture.origin}/&access_key=${stack.demo.accessKey}`, frequency: 'every_minute', crontab: '*/5 * * * *' },
+        json: { name: 'bad', api: 'video', query: `url=${fixture.origin}/&access_key=${stack.demo.accessKey}`, frequency: 'every_minute', crontab: '*/5 * * * *' },
       });
       expect(res.status).toBe(400);
       expect(res.json<{ details: { parameter: string }[] }>().details.map((d) => d.parameter).sort()).toEqual(['api', 'crontab']);

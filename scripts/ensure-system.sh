@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Installs the system packages the service needs (Chromium, nats-server) when they are missing.
+# Installs the system packages the service needs (Chromium, nats-server, ffmpeg) when they are missing.
 # Runs apt-get only as root; otherwise says what to install and fails.
 set -euo pipefail
 
 missing=()
 command -v chromium >/dev/null 2>&1 || [ -x "${CHROME_PATH:-/nonexistent}" ] || missing+=(chromium)
 command -v nats-server >/dev/null 2>&1 || [ -x /usr/sbin/nats-server ] || missing+=(nats-server)
+# ffmpeg encodes screencasts (its ffprobe checks them in the tests)
+{ command -v ffmpeg >/dev/null 2>&1 || [ -x "${FFMPEG_PATH:-/nonexistent}" ]; } && command -v ffprobe >/dev/null 2>&1 || missing+=(ffmpeg)
 # fonts so pages render text the same everywhere
 [ -d /usr/share/fonts/truetype/dejavu ] || missing+=(fonts-dejavu-core)
 
@@ -15,7 +17,7 @@ fi
 
 if [ "$(id -u)" != "0" ]; then
   echo "Missing system packages: ${missing[*]}" >&2
-  echo "Install them with: sudo apt-get install -y ${missing[*]}  (or set CHROME_PATH / put nats-server on PATH)" >&2
+  echo "Install them with: sudo apt-get install -y ${missing[*]}  (or set CHROME_PATH / FFMPEG_PATH / put nats-server on PATH)" >&2
   exit 1
 fi
 if ! command -v apt-get >/dev/null 2>&1; then

@@ -3,3 +3,4 @@ export * from './validate.js';
 export { DEVICES, DEVICE_IDS, DEVICE_NAMES, canonicalDeviceId, deviceById, deviceId, type Device, type DeviceViewport } from './devices.js';
 export { isTrueParam, splitCookiePairs, splitHeaderPairs, splitTopLevel } from './coerce.js';
 export type { RenderParams } from '@app/proto/render';
+export * from './screencast.js';

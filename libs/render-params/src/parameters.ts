@@ -1,12 +1,17 @@
 import { z } from 'zod';
 import { boolParam, enumParam, listParam, numberOrUnsetParam, numberParam, splitCookiePairs, splitHeaderPairs, splitTopLevel, stringParam } from './coerce.js';
 import { DEVICE_NAMES, canonicalDeviceId } from './devices.js';
+import { SCREENCAST_FORMATS, SCREENCAST_PARAMETERS } from './screencast.js';
 
-export const OPERATIONS = ['screenshot', 'pdf', 'scrape'] as const;
+export const OPERATIONS = ['screenshot', 'pdf', 'scrape', 'screencast'] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
-const ALL: Operation[] = ['screenshot', 'pdf', 'scrape'];
+const ALL: Operation[] = ['screenshot', 'pdf', 'scrape', 'screencast'];
 const VISUAL: Operation[] = ['screenshot', 'pdf'];
+/** Operations that show the page (html input is rendered, not read). */
+const SHOWN: Operation[] = [...VISUAL, 'screencast'];
+/** Everything but a screencast, which records the viewport as it is. */
+const STILL: Operation[] = ['screenshot', 'pdf', 'scrape'];
 const SCREENSHOT: Operation[] = ['screenshot'];
 
 export const SCREENSHOT_FORMATS = ['jpeg', 'jpg', 'png', 'webp', 'gif'] as const;
@@ -133,8 +138,8 @@ const CLIP_SIZE = { min: 1, max: 16_384 } as const;
  */
 export const PARAMETERS: Record<string, ParameterDef> = {
   url: { operations: ALL, schema: absoluteUrl, description: 'Address of the page to render (http or https, reachable from the internet).' },
-  html: { operations: VISUAL, schema: stringParam({ max: 5_000_000 }), description: 'Raw HTML to render instead of url (give one of the two).' },
-  format: { operations: ['screenshot', 'scrape'], schema: z.string() /* per operation below */, description: 'Output format.' },
+  html: { operations: SHOWN, schema: stringParam({ max: 5_000_000 }), description: 'Raw HTML to render instead of url (give one of the two).' },
+  format: { operations: ['screenshot', 'scrape', 'screencast'], schema: z.string() /* per operation below */, description: 'Output format.' },
 
   // screenshot
   image_quality: {
@@ -217,7 +222,7 @@ export const PARAMETERS: Record<string, ParameterDef> = {
   // common
   gpu_rendering: { operations: ALL, schema: boolParam(), description: 'Render with a GPU where one is available (Scale plan only).', default: false },
   capture_beyond_viewport: {
-    operations: ALL,
+    operations: STILL,
     schema: boolParam(),
     description: 'Capture content beyond the viewport (a clip outside it, for example).',
     default: false,
@@ -333,6 +338,9 @@ export const PARAMETERS: Record<string, ParameterDef> = {
     default: false,
   },
 
+  // screencast
+  ...SCREENCAST_PARAMETERS,
+
   // kept with the result
   cache: { operations: ALL, schema: boolParam(), description: 'Keep the result and answer the same request from it (X-Service-Cache: HIT or MISS).', default: false },
   cache_ttl: {
@@ -351,4 +359,5 @@ export const FORMAT_BY_OPERATION: Record<Operation, { schema: z.ZodType; default
   screenshot: { schema: enumParam(SCREENSHOT_FORMATS), default: 'jpeg', description: 'Image format (jpg is jpeg).' },
   scrape: { schema: enumParam(SCRAPE_FORMATS), default: 'html', description: 'html returns the HTML of the page, md returns Markdown.' },
   pdf: undefined,
+  screencast: { schema: enumParam(SCREENCAST_FORMATS), default: 'mp4', description: 'Video format: mp4 and mov (H.264), webm (VP9), avi (MPEG-4).' },
 };

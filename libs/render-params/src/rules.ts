@@ -60,6 +60,11 @@ const CROSS_RULES: readonly CrossRule[] = [
     given(v, 'authorization') && !given(v, 'url')
       ? { parameter: 'authorization', message: 'authorization needs url (it is sent to the origin of the page only)' }
       : undefined,
+  (v) => {
+    const scrollOnly = ['scroll_by_amount', 'scroll_by_delay', 'scroll_by_duration', 'scroll_back', 'scroll_back_delay', 'scroll_easing'];
+    const stray = v.scenario === 'scroll' ? undefined : scrollOnly.find((n) => given(v, n));
+    return stray ? { parameter: stray, message: `${stray} needs scenario=scroll` } : undefined;
+  },
 ];
 
 /** Problems of combinations, reported once per parameter, after each parameter was checked alone. */

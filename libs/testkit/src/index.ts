@@ -9,3 +9,4 @@ export * from './test-stack.js';
 export * from './accounts-admin.js';
 export * from './webhook-receiver.js';
 export * from './openapi-validator.js';
+export * from './video-info.js';

@@ -29,6 +29,7 @@ export async function createApp(config: RendererConfig, logger: Logger, o: { nat
     renderer: poolRenderer(pool, {
       routing: { allowPrivate: config.allowPrivateTargets, ipLocationProxies: config.ipLocationProxies },
       gpu: { enabled: config.pool.gpu },
+      screencast: { ffmpegPath: config.ffmpegPath },
     }),
     results: objectStoreSink(objects),
     finished: natsFinishedPublisher(js),

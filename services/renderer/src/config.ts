@@ -15,6 +15,8 @@ const schema = z.object({
   /** Isolated contexts per browser prepared ahead of demand. */
   RENDERER_WARM_CONTEXTS: envInt(2, 0, 16),
   CHROME_PATH: envOptional(),
+  /** ffmpeg, the encoder of screencasts (default: ffmpeg on the PATH). */
+  FFMPEG_PATH: envOptional(),
   ALLOW_PRIVATE_TARGETS: envBool(false),
   /** Launch browsers with GPU flags (a host with a GPU); gpu_rendering says X-Service-Gpu: unavailable otherwise. */
   RENDERER_GPU: envBool(false),
@@ -53,6 +55,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env) {
       executablePath: c.CHROME_PATH,
       gpu: c.RENDERER_GPU,
     },
+    ffmpegPath: c.FFMPEG_PATH,
     allowPrivateTargets: c.ALLOW_PRIVATE_TARGETS,
     ipLocationProxies: JSON.parse(c.IP_LOCATION_PROXIES) as Record<string, string>,
   };

@@ -1,5 +1,5 @@
 import type { RenderParams } from '@app/proto/render';
-import type { Operation } from '@app/render-params';
+import { renderBudgetMs, type Operation } from '@app/render-params';
 import type { JobPublisher, QuotaSettlement, RenderStatusStore, WebhookGuard } from './async-ports.js';
 import type { Clock, TargetGuard } from './ports.js';
 import type { RenderCache } from './render-cache.js';
@@ -59,7 +59,7 @@ export function renderAsync(deps: {
       if (params.webhook_url) await deps.webhookGuard.check(params.webhook_url);
       const id = deps.newId();
       const nowMs = deps.clock.now().getTime();
-      const timeoutMs = (params.timeout ?? 30) * 1000;
+      const timeoutMs = renderBudgetMs(input.operation, params);
       const record: RenderRecord = {
         id,
         accountId: input.accountId,

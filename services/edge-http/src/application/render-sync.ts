@@ -1,6 +1,6 @@
 import { AppError, errors, isErrorCode } from '@app/errors';
 import type { RenderParams, ResultPlacement } from '@app/proto/render';
-import type { Operation } from '@app/render-params';
+import { renderBudgetMs, type Operation } from '@app/render-params';
 import type { Clock, RenderQueue, ResultStore, TargetGuard } from './ports.js';
 
 export interface RenderOutcome {
@@ -41,6 +41,7 @@ export function renderSync(deps: {
     const { params } = input;
     if (params.url) await deps.guard.check(params.url, 'url');
     const timeoutSeconds = params.timeout ?? 30;
+    const budgetMs = renderBudgetMs(input.operation, params);
     const now = deps.clock.now().getTime();
     const jobId = deps.newId();
     let finished;
@@ -51,12 +52,12 @@ export function renderSync(deps: {
           account_id: input.accountId,
           operation: input.operation,
           params,
-          deadline_unix_ms: now + timeoutSeconds * 1000,
+          deadline_unix_ms: now + budgetMs,
           created_unix_ms: now,
           origin: 'api',
           placement: input.placement,
         },
-        timeoutSeconds * 1000 + deps.waitMarginMs,
+        budgetMs + deps.waitMarginMs,
       );
     } catch (err) {
       if (err instanceof RenderWaitTimeout) throw errors.renderTimeout(timeoutSeconds);

@@ -1,10 +1,11 @@
 import { AppError, errors, isAppError } from '@app/errors';
 import { encodeResultMeta } from '@app/messaging';
 import { RenderParams, type RenderFinished, type RenderJob } from '@app/proto/render';
+import { OPERATIONS as RENDER_OPERATIONS, renderBudgetMs } from '@app/render-params';
 import type { RenderOperation } from '../render/types.js';
 import type { Clock, FinishedPublisher, Renderer, ResultSink, TargetGuard } from './ports.js';
 
-const OPERATIONS: ReadonlySet<string> = new Set(['screenshot', 'pdf', 'scrape']);
+const OPERATIONS: ReadonlySet<string> = new Set<string>(RENDER_OPERATIONS);
 
 /** A transient (synchronous) result the edge never removed, e.g. after a crash, is swept after this. */
 const TRANSIENT_RESULT_TTL_MS = 60 * 60 * 1000;
@@ -82,8 +83,8 @@ export function performRender(deps: {
     }
     try {
       if (params.url) await guard.check(params.url, 'url');
-      // An async job may wait in the queue (its deadline allows for it); the render itself keeps its timeout.
-      const renderMs = Math.min(remainingMs, timeoutSeconds * 1000);
+      // An async job may wait in the queue (its deadline allows for it); the render itself keeps its budget.
+      const renderMs = Math.min(remainingMs, renderBudgetMs(job.operation, params));
       const output = await renderer.render(job.operation as RenderOperation, params, renderMs);
       const { placement } = job;
       const objectName = placement?.object_name || job.job_id;

@@ -1,6 +1,7 @@
 import type { RenderParams } from '@app/proto/render';
 import type { BrowserPool } from '../browser/browser-pool.js';
 import type { GpuSupport } from './gpu.js';
+import type { ScreencastEnv } from './screencast/screencast.js';
 import { renderJob } from './render-job.js';
 import { openRoute } from './proxy-relay.js';
 import { routeFor, type NetworkRouting } from './route.js';
@@ -9,6 +10,7 @@ import type { RenderOperation, RenderOutput } from './types.js';
 export interface PoolRendererOptions {
   routing?: NetworkRouting | undefined;
   gpu?: GpuSupport | undefined;
+  screencast?: ScreencastEnv | undefined;
 }
 
 const DIRECT: NetworkRouting = { allowPrivate: false, ipLocationProxies: {} };
@@ -25,7 +27,7 @@ export function poolRenderer(pool: Pick<BrowserPool, 'run'>, opts: PoolRendererO
       const route = await openRoute(await routeFor(params, opts.routing ?? DIRECT));
       try {
         const remainingMs = Math.max(1, timeoutMs - (Date.now() - started));
-        return await pool.run((page) => renderJob(page, operation, params, { timeoutMs: remainingMs }, { gpu: opts.gpu }), {
+        return await pool.run((page) => renderJob(page, operation, params, { timeoutMs: remainingMs }, { gpu: opts.gpu, screencast: opts.screencast }), {
           timeoutMs: remainingMs,
           context: route.context,
         });

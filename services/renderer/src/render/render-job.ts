@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Page } from 'puppeteer-core';
 import type { RenderParams } from '@app/proto/render';
+import { recordingAllowanceMs } from '@app/render-params';
 import { countdown, type Countdown } from './countdown.js';
 import { gpuHeader, type GpuSupport } from './gpu.js';
 import { metadataHeaders } from './metadata.js';
@@ -12,16 +13,18 @@ import { hideSelectors, removeSelectors } from './prepare/hide.js';
 import { DEFAULT_SCROLL_STEP_MS, scrollThrough } from './prepare/scroll.js';
 import { renderError } from './render-errors.js';
 import { scrapeContent } from './scrape.js';
+import { recordPage, type ScreencastEnv } from './screencast/screencast.js';
 import { takeScreenshot } from './screenshot.js';
 import { settleConsent } from './setup/consent.js';
 import type { Artifact, RenderDeadline, RenderOperation, RenderOutput } from './types.js';
 
-type Producer = (page: Page, params: RenderParams, clock: Countdown) => Promise<Artifact>;
+type Producer = (page: Page, params: RenderParams, clock: Countdown, env: RenderJobEnv) => Promise<Artifact>;
 
 const PRODUCERS: Readonly<Record<RenderOperation, Producer>> = {
   screenshot: takeScreenshot,
   pdf: printPdf,
   scrape: scrapeContent,
+  screencast: (page, params, clock, env) => recordPage(page, params, clock, env.screencast),
 };
 
 /** Time kept back for producing the output when waiting steps (consent, scrolling) spend the budget. */
@@ -31,6 +34,7 @@ const CONSENT_WAIT_MS = 2_000;
 
 export interface RenderJobEnv {
   gpu?: GpuSupport | undefined;
+  screencast?: ScreencastEnv | undefined;
 }
 
 /** After the page loaded: cookie popups, click, hidden elements, scrolling, then `delay`. */
@@ -68,12 +72,15 @@ export async function renderJob(
   env: RenderJobEnv = {},
 ): Promise<RenderOutput> {
   const clock = countdown(deadline);
+  // Loading and preparing the page get `timeout`; a screencast's recording comes on top of it.
+  const allowanceMs = recordingAllowanceMs(operation, params);
+  const loading = allowanceMs > 0 ? countdown({ timeoutMs: Math.max(1, deadline.timeoutMs - allowanceMs) }) : clock;
   const produce = PRODUCERS[operation];
   try {
     await setupPage(page, params);
-    const navigation = await navigate(page, params, clock);
-    await prepare(page, operation, params, clock);
-    const artifact = await produce(page, params, clock);
+    const navigation = await navigate(page, params, loading);
+    await prepare(page, operation, params, loading);
+    const artifact = await produce(page, params, clock, env);
     const [headers, gpu] = await Promise.all([
       metadataHeaders({ page, params, operation, navigation, artifact }),
       gpuHeader(page, params.gpu_rendering, env.gpu ?? { enabled: false }),
@@ -82,6 +89,6 @@ export async function renderJob(
     if (navigation.status !== undefined) output.pageStatus = navigation.status;
     return output;
   } catch (err) {
-    throw renderError(err, clock);
+    throw renderError(err, loading);
   }
 }

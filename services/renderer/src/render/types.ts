@@ -1,4 +1,4 @@
-export type RenderOperation = 'screenshot' | 'pdf' | 'scrape';
+export type RenderOperation = 'screenshot' | 'pdf' | 'scrape' | 'screencast';
 
 export interface RenderDeadline {
   /** Budget of the render in milliseconds (the `timeout` parameter). */

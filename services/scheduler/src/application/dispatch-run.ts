@@ -1,5 +1,6 @@
 import { isAppError } from '@app/errors';
 import type { RenderJob, RenderParams } from '@app/proto/render';
+import { renderBudgetMs } from '@app/render-params';
 import { decide } from '../domain/task/task.decider.js';
 import type { ActiveTask, RunError } from '../domain/task/task.js';
 import { boundedMemo } from '../bounded-memo.js';
@@ -35,7 +36,7 @@ function renderJob(task: ActiveTask, runId: string, ids: { jobId: string; fileNa
     account_id: task.accountId,
     operation: task.definition.api,
     params,
-    deadline_unix_ms: now + (params.timeout ?? 30) * 1000,
+    deadline_unix_ms: now + renderBudgetMs(task.definition.api, params),
     created_unix_ms: now,
     origin: 'task',
     task_id: String(task.taskId),

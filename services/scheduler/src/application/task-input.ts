@@ -33,13 +33,7 @@ function checkName(name: string, problems: ParameterProblem[]): void {
 
 function checkApi(api: string, problems: ParameterProblem[]): TaskApi | undefined {
   if (isApi(api)) return api;
-  problems.push({
-    parameter: 'api',
-    message:
-      api === 'screencast'
-        ? 'api screencast is not offered by this service; use one of screenshot, pdf, scrape'
-        : `api must be one of ${TASK_APIS.join(', ')}`,
-  });
+  problems.push({ parameter: 'api', message: `api must be one of ${TASK_APIS.join(', ')}` });
   return undefined;
 }
 

@@ -68,9 +68,19 @@ describe('Task creation input', () => {
   });
 
   describe('When the api is screencast', () => {
-    it('should refuse it clearly, naming api', () => {
-      const problems = problemsOf(() => definitionForCreate({ ...valid, api: 'screencast' }, NOW));
-      expect(problems).toEqual([{ parameter: 'api', message: 'api screencast is not offered by this service; use one of screenshot, pdf, scrape' }]);
+    it('should accept it and validate its query with the screencast rules', () => {
+      const query = 'url=https://example.com&scenario=scroll&format=webm&duration=3';
+      expect(definitionForCreate({ ...valid, api: 'screencast', query }, NOW).definition.api).toBe('screencast');
+      expect(parametersOf(() => definitionForCreate({ ...valid, api: 'screencast', query: 'url=https://example.com&duration=31' }, NOW))).toEqual([
+        'query.duration',
+      ]);
+    });
+  });
+
+  describe('When the api is not an operation', () => {
+    it('should refuse it, naming api and the operations', () => {
+      const problems = problemsOf(() => definitionForCreate({ ...valid, api: 'video' }, NOW));
+      expect(problems).toEqual([{ parameter: 'api', message: 'api must be one of screenshot, pdf, scrape, screencast' }]);
     });
   });
 

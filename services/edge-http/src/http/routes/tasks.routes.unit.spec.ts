@@ -128,11 +128,11 @@ describe('Task routes', () => {
   describe('When the scheduler refuses the fields', () => {
     it('should answer its 400 with the details as they came', async () => {
       scheduler.create.mockRejectedValueOnce(
-        new AppError('invalid_parameter', 'api screencast is not offered by this service; use one of screenshot, pdf, scrape', {
-          details: [{ parameter: 'api', message: 'api screencast is not offered by this service; use one of screenshot, pdf, scrape' }],
+        new AppError('invalid_parameter', 'api must be one of screenshot, pdf, scrape, screencast', {
+          details: [{ parameter: 'api', message: 'api must be one of screenshot, pdf, scrape, screencast' }],
         }),
       );
-      const res = await app.inject({ method: 'POST', url: '/v1/tasks', headers: key, payload: { name: 'x', api: 'screencast', query: 'url=https://a.test', frequency: 'every_hour' } });
+      const res = await app.inject({ method: 'POST', url: '/v1/tasks', headers: key, payload: { name: 'x', api: 'video', query: 'url=https://a.test', frequency: 'every_hour' } });
       expect(res.statusCode).toBe(400);
       expect(res.json()).toMatchObject({ code: 'invalid_parameter', details: [{ parameter: 'api' }] });
     });

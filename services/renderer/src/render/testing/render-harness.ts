@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import type { RenderParams } from '@app/proto/render';
-import { validateRenderParams, type Operation } from '@app/render-params';
+import { renderBudgetMs, validateRenderParams, type Operation } from '@app/render-params';
 import { BrowserPool, type BrowserPoolOptions } from '../../browser/browser-pool.js';
 import { poolRenderer, type PoolRendererOptions } from '../pool-renderer.js';
 import type { RenderOutput } from '../types.js';
@@ -25,7 +25,7 @@ export function useRenderer(options: () => { pool?: Partial<BrowserPoolOptions>;
     params: (operation: Operation, input: Record<string, unknown>): RenderParams => validateRenderParams(operation, input).params,
     render(operation: Operation, input: Record<string, unknown>, timeoutMs?: number): Promise<RenderOutput> {
       const { params } = validateRenderParams(operation, input);
-      return renderer.render(operation, params, timeoutMs ?? (params.timeout ?? 30) * 1000);
+      return renderer.render(operation, params, timeoutMs ?? renderBudgetMs(operation, params));
     },
   };
 }

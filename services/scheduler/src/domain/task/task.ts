@@ -3,8 +3,8 @@
  * id comes in on the command, so deciding is pure.
  */
 
-/** The operations a task can run (the spec's `screencast` is refused at validation: this service has none). */
-export const TASK_APIS = ['screenshot', 'pdf', 'scrape'] as const;
+/** The operations a task can run: every render operation of the API. */
+export const TASK_APIS = ['screenshot', 'pdf', 'scrape', 'screencast'] as const;
 export type TaskApi = (typeof TASK_APIS)[number];
 
 export const FREQUENCIES = ['every_minute', 'every_hour', 'every_day', 'every_month', 'custom'] as const;

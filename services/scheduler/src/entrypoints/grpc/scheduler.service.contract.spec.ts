@@ -60,7 +60,7 @@ describe('SchedulerService over gRPC', () => {
 
   describe('When the fields break several rules', () => {
     it('should answer INVALID_ARGUMENT naming every bad field', async () => {
-      const err = await errorOf(a.create({ name: 'x'.repeat(101), api: 'screencast', query: PUBLIC_PAGE, frequency: 'every_hour', crontab: '* * * * *' }));
+      const err = await errorOf(a.create({ name: 'x'.repeat(101), api: 'video', query: PUBLIC_PAGE, frequency: 'every_hour', crontab: '* * * * *' }));
       expect(err.code).toBe('invalid_parameter');
       expect(err.grpcStatus).toBe(status.INVALID_ARGUMENT);
       expect(err.details?.map((d) => d.parameter).sort()).toEqual(['api', 'crontab', 'name']);

@@ -1,0 +1,98 @@
+import type { ScreencastFormat } from '@app/render-params';
+
+export interface VideoSize {
+  width: number;
+  height: number;
+}
+
+interface Container {
+  contentType: string;
+  /** ffmpeg muxer. */
+  muxer: string;
+  /** Codec and its settings: fast enough to keep up with a live recording on a small machine. */
+  codec: string[];
+  /** H.264 in 4:2:0, what standard players expect, needs even dimensions. */
+  evenSize: boolean;
+  extra?: string[];
+}
+
+export const CONTAINERS: Readonly<Record<ScreencastFormat, Container>> = {
+  webm: {
+    contentType: 'video/webm',
+    muxer: 'webm',
+    codec: ['-c:v', 'libvpx-vp9', '-deadline', 'realtime', '-cpu-used', '8', '-row-mt', '1', '-b:v', '0', '-crf', '36'],
+    evenSize: false,
+  },
+  mp4: {
+    contentType: 'video/mp4',
+    muxer: 'mp4',
+    codec: ['-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23'],
+    evenSize: true,
+    extra: ['-movflags', '+faststart'],
+  },
+  mov: {
+    contentType: 'video/quicktime',
+    muxer: 'mov',
+    codec: ['-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23'],
+    evenSize: true,
+    extra: ['-movflags', '+faststart'],
+  },
+  // MPEG-4 Part 2 tagged XVID: the AVI flavour players know.
+  avi: { contentType: 'video/x-msvideo', muxer: 'avi', codec: ['-c:v', 'mpeg4', '-q:v', '3', '-vtag', 'xvid'], evenSize: false },
+};
+
+/**
+ * The size of the video for a viewport: the viewport itself, except that mp4 and mov (H.264) leave out
+ * the last column or row of an odd width or height.
+ */
+export function videoSize(format: ScreencastFormat, viewport: VideoSize): VideoSize {
+  const even = (n: number) => (CONTAINERS[format].evenSize ? n - (n % 2) : n);
+  return { width: even(viewport.width), height: even(viewport.height) };
+}
+
+export interface EncodeJob {
+  format: ScreencastFormat;
+  /** CSS pixels of the viewport; frames (device pixels) are scaled to it. */
+  viewport: VideoSize;
+  fps: number;
+  frames: number;
+  output: string;
+}
+
+/**
+ * ffmpeg reads JPEG frames on stdin at a constant `fps` (the caller repeats frames to fill the time)
+ * and writes exactly `frames` frames, so the video lasts frames / fps seconds.
+ */
+export function encoderArgs(job: EncodeJob): string[] {
+  const container = CONTAINERS[job.format];
+  const size = videoSize(job.format, job.viewport);
+  const { width, height } = job.viewport;
+  // crop rounds odd sizes of 4:2:0 frames down by itself: used only where the codec needs it.
+  const crop = size.width !== width || size.height !== height ? `,crop=${size.width}:${size.height}:0:0` : '';
+  return [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-f',
+    'image2pipe',
+    '-c:v',
+    'mjpeg',
+    '-framerate',
+    String(job.fps),
+    '-i',
+    'pipe:0',
+    '-vf',
+    `scale=${width}:${height}:flags=bicubic${crop},format=yuv420p`,
+    ...container.codec,
+    '-r',
+    String(job.fps),
+    '-frames:v',
+    String(job.frames),
+    '-an',
+    ...(container.extra ?? []),
+    '-f',
+    container.muxer,
+    '-y',
+    job.output,
+  ];
+}

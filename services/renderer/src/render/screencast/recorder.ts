@@ -1,0 +1,116 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { CDPSession, Page, Protocol } from 'puppeteer-core';
+import type { ScreencastFormat } from '@app/render-params';
+import { startEncoder, type Encoder } from './encoder.js';
+import { frameCount, frameTimeline } from './timeline.js';
+
+/** Frames per second of every video: one frame is 40 ms. */
+export const SCREENCAST_FPS = 25;
+/** JPEG quality of the frames Chromium sends (they are re-encoded by the video codec). */
+const FRAME_QUALITY = 90;
+
+export interface RecordOptions {
+  format: ScreencastFormat;
+  durationMs: number;
+  /** Aborts the recording (the render's deadline, the page going away): the encoder is killed at once. */
+  signal: AbortSignal;
+  /** Started with the first frame, e.g. the scroll scenario; its end is not waited for. */
+  scenario?: (() => Promise<unknown>) | undefined;
+  ffmpegPath?: string | undefined;
+}
+
+/**
+ * Records the page's viewport with Chromium's own screencast (CDP Page.startScreencast) for exactly
+ * `durationMs`, from the first frame on, into a constant-frame-rate video encoded by ffmpeg.
+ * Frames are acknowledged only once written, so a slow encoder slows Chromium's frames down instead
+ * of filling memory; each output frame is the one on screen at its instant.
+ */
+export async function recordScreencast(page: Page, opts: RecordOptions): Promise<Buffer> {
+  const viewport = page.viewport() ?? { width: 1280, height: 1080, deviceScaleFactor: 1 };
+  const scale = viewport.deviceScaleFactor ?? 1;
+  const frames = frameCount(opts.durationMs / 1000, SCREENCAST_FPS);
+  const encoder = await startEncoder(
+    { format: opts.format, viewport: { width: viewport.width, height: viewport.height }, fps: SCREENCAST_FPS, frames },
+    opts.ffmpegPath,
+  );
+  // The page or browser going away stops the recording as the deadline does.
+  const gone = new AbortController();
+  const onGone = () => gone.abort(new Error('The page went away during the recording.'));
+  page.once('close', onGone);
+  page.browser().once('disconnected', onGone);
+  const signal = AbortSignal.any([opts.signal, gone.signal]);
+  const killOnAbort = () => void encoder.kill();
+  signal.addEventListener('abort', killOnAbort, { once: true });
+  let session: CDPSession | undefined;
+  try {
+    signal.throwIfAborted();
+    session = await page.createCDPSession();
+    await capture(session, encoder, frames, viewport, scale, { ...opts, signal });
+    return await abortable(encoder.finish(), signal);
+  } finally {
+    signal.removeEventListener('abort', killOnAbort);
+    page.off('close', onGone);
+    page.browser().off('disconnected', onGone);
+    await encoder.kill();
+    if (session && !session.detached) await session.detach().catch(() => undefined);
+  }
+}
+
+async function capture(
+  session: CDPSession,
+  encoder: Encoder,
+  frames: number,
+  viewport: { width: number; height: number },
+  scale: number,
+  opts: RecordOptions,
+): Promise<void> {
+  const timeline = frameTimeline<Buffer>(SCREENCAST_FPS, frames);
+  let writing: Promise<void> = Promise.resolve();
+  let failed: unknown;
+  let firstFrame!: () => void;
+  const first = new Promise<void>((resolve) => (firstFrame = resolve));
+
+  const onFrame = (event: Protocol.Page.ScreencastFrameEvent) => {
+    const at = event.metadata.timestamp ?? Date.now() / 1000;
+    const due = timeline.push(Buffer.from(event.data, 'base64'), at);
+    firstFrame();
+    writing = writing
+      .then(() => due && encoder.write(due.frame, due.count))
+      .catch((err: unknown) => void (failed ??= err))
+      .then(() => void session.send('Page.screencastFrameAck', { sessionId: event.sessionId }).catch(() => undefined));
+  };
+  session.on('Page.screencastFrame', onFrame);
+  try {
+    await session.send('Page.startScreencast', {
+      format: 'jpeg',
+      quality: FRAME_QUALITY,
+      maxWidth: Math.round(viewport.width * scale),
+      maxHeight: Math.round(viewport.height * scale),
+      everyNthFrame: 1,
+    });
+    await abortable(first, opts.signal);
+    const startedAt = Date.now();
+    opts.scenario?.().catch(() => undefined);
+    await sleep(Math.max(0, opts.durationMs - (Date.now() - startedAt)), undefined, { signal: opts.signal });
+  } finally {
+    session.off('Page.screencastFrame', onFrame);
+    await session.send('Page.stopScreencast').catch(() => undefined);
+  }
+  await abortable(writing, opts.signal);
+  if (failed) throw failed;
+  const rest = timeline.finish();
+  if (rest) await abortable(encoder.write(rest.frame, rest.count), opts.signal);
+}
+
+/** The promise, or the signal's reason as soon as it aborts. */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => (signal.removeEventListener('abort', onAbort), resolve(value)),
+      (err: unknown) => (signal.removeEventListener('abort', onAbort), reject(err)),
+    );
+  });
+}

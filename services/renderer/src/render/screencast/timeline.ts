@@ -1,0 +1,45 @@
+/**
+ * Chromium sends a screencast frame only when the page changes, at irregular times. A video needs a
+ * constant frame rate: output frame i shows what was on screen at `start + i / fps`, i.e. the last
+ * frame that arrived at or before that instant. The timeline turns timed frames into "write this
+ * frame n times", so the video has exactly `totalFrames` frames whatever the arrival pattern.
+ */
+export interface FrameTimeline<F> {
+  /** A frame on screen from `atSeconds` on; returns the frame written before it and how many times. */
+  push(frame: F, atSeconds: number): { frame: F; count: number } | undefined;
+  /** The recording ended: the last frame fills the slots left. */
+  finish(): { frame: F; count: number } | undefined;
+  /** Output frames decided so far. */
+  readonly written: number;
+}
+
+export function frameTimeline<F>(fps: number, totalFrames: number): FrameTimeline<F> {
+  let start: number | undefined;
+  let current: F | undefined;
+  let written = 0;
+
+  const flushUntil = (slots: number) => {
+    const target = Math.min(totalFrames, slots);
+    if (current === undefined || target <= written) return undefined;
+    const count = target - written;
+    written = target;
+    return { frame: current, count };
+  };
+
+  return {
+    push(frame, atSeconds) {
+      start ??= atSeconds;
+      // Slots whose instant lies before this frame's arrival still show the previous frame.
+      const out = flushUntil(Math.ceil((atSeconds - start) * fps - 1e-9));
+      current = frame;
+      return out;
+    },
+    finish: () => flushUntil(totalFrames),
+    get written() {
+      return written;
+    },
+  };
+}
+
+/** Frames of a video `durationSeconds` long at `fps` (at least one). */
+export const frameCount = (durationSeconds: number, fps: number): number => Math.max(1, Math.round(durationSeconds * fps));
