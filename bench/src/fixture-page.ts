@@ -20,8 +20,12 @@ const serve = (type: string, body: string) => (_req: IncomingMessage, res: Serve
   res.end(body);
 };
 
+/** A long page (the small page eight times) for the scroll screencast. */
+const LONG_PAGE = PAGE.replace(/<body>([\s\S]*)<\/body>/, (_, body: string) => `<body>${body.repeat(8)}</body>`);
+
 export const BENCH_ROUTES = {
   '/bench': serve('text/html; charset=utf-8', PAGE),
+  '/bench-long': serve('text/html; charset=utf-8', LONG_PAGE),
   '/bench.css': serve('text/css', CSS),
   '/bench.svg': serve('image/svg+xml', SVG),
 };

@@ -1,5 +1,5 @@
 // npm run bench: the service against the raw-browser limit on the same machine, in the same run.
-// BENCH_QUICK=1 shortens every scenario; BENCH_SCENARIOS=1,6 runs only those.
+// BENCH_QUICK=1 shortens every scenario; BENCH_SCENARIOS=1,6 runs only those (8: screencast).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ import { throughputScenario } from './scenarios/throughput.js';
 import { httpLoad } from './scenarios/http-load.js';
 import { memoryScenario } from './scenarios/memory.js';
 import { schedulerScenario } from './scenarios/scheduler.js';
+import { screencastScenario } from './scenarios/screencast.js';
 import { round } from './stats.js';
 import { formatTable, type Row } from './report.js';
 
@@ -97,6 +98,25 @@ async function memory(ctx: Ctx) {
   rows.push({ scenario: `(7) renderer RSS after ${total} renders`, metric: 'MiB', ours: round(r.after1000Kb / 1024) });
 }
 
+async function screencast(ctx: Ctx) {
+  log('screencast: scroll recordings, then renderer memory over 100 screencasts');
+  const renderer = ctx.stack.processes.find((p) => p.name.startsWith('renderer'))!;
+  const r = await screencastScenario({
+    url: ctx.url.replace(/\/bench$/, '/bench-long'),
+    client: ctx.client,
+    rendererPid: renderer.process.pid!,
+    runs: quick ? 3 : 10,
+    durationSeconds: 5,
+    memoryRuns: 100,
+  });
+  results.screencast = r;
+  const scenario = `(8) screencast scroll ${r.durationSeconds} s (mp4), one at a time`;
+  rows.push({ scenario, metric: 'p50 ms', ours: round(r.p50Ms) });
+  rows.push({ scenario, metric: 'overhead p50 ms (beyond duration)', ours: round(r.overheadP50Ms) });
+  rows.push({ scenario: '(8) renderer RSS after 10 screencasts', metric: 'MiB', ours: round(r.memory.after10Kb / 1024) });
+  rows.push({ scenario: `(8) renderer RSS after ${r.memory.screencasts} screencasts`, metric: 'MiB', ours: round(r.memory.afterAllKb / 1024) });
+}
+
 /** (6) The scheduler alone: no renderer runs, a recording subscriber sees the render jobs. */
 async function scheduler(url: string) {
   log('scheduler: starting a stack without renderers');
@@ -117,7 +137,7 @@ async function scheduler(url: string) {
 const fixture = await startFixtureServer(BENCH_ROUTES);
 const url = `${fixture.origin}/bench`;
 try {
-  if ([1, 2, 3, 4, 5, 7].some(want)) {
+  if ([1, 2, 3, 4, 5, 7, 8].some(want)) {
     log('starting the stack');
     const stack = await startTestStack({
       renderers: 1,
@@ -132,6 +152,7 @@ try {
       if (want(3)) await cacheHits(ctx);
       if (want(4)) await load(ctx, 4, 'rejected requests (bad key)', 'ak_wrong', { url });
       if (want(7)) await memory(ctx);
+      if (want(8)) await screencast(ctx);
     } finally {
       client.close();
       await baselines.close();

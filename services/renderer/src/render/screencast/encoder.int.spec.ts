@@ -1,0 +1,95 @@
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { videoInfo } from '@app/testkit';
+import { BrowserPool } from '../../browser/browser-pool.js';
+import { processExists, waitFor } from '../../browser/testing/processes.js';
+import { startEncoder } from './encoder.js';
+import { recordScreencast } from './recorder.js';
+
+// The encoder is a real ffmpeg process: these tests prove it never outlives its recording.
+
+/** Live ffmpeg processes started for screencasts (their output lies in a renderer-screencast-* folder). */
+function screencastEncoders(): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      const state = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.[0];
+      if (cmdline.startsWith('ffmpeg') && cmdline.includes('renderer-screencast-') && state !== 'Z') pids.push(Number(entry));
+    } catch {
+      // exited while listing
+    }
+  }
+  return pids;
+}
+const frame = () => sharp({ create: { width: 64, height: 48, channels: 3, background: '#f00' } }).jpeg().toBuffer();
+
+describe('screencast encoder', () => {
+  describe('When it is fed frames and finished', () => {
+    it('should write exactly the frames asked for and exit', async () => {
+      const encoder = await startEncoder({ format: 'webm', viewport: { width: 64, height: 48 }, fps: 25, frames: 10 });
+      await encoder.write(await frame(), 10);
+      const info = await videoInfo(await encoder.finish());
+      expect(info).toMatchObject({ codec: 'vp9', width: 64, height: 48, frames: 10 });
+      expect(processExists(encoder.pid!)).toBe(false);
+    });
+  });
+
+  describe('When the recording is aborted before its end (the deadline passed)', () => {
+    let pool: BrowserPool;
+    beforeAll(async () => {
+      pool = new BrowserPool({ browsers: 1, concurrency: 1, maxQueue: 1, restartAfter: 0, warmContexts: 0 });
+      await pool.start();
+    });
+    afterAll(() => pool.stop());
+
+    it('should stop at once and leave no encoder running', async () => {
+      const seen = new Set<number>();
+      const watching = setInterval(() => screencastEncoders().forEach((pid) => seen.add(pid)), 50);
+      const started = Date.now();
+      try {
+        const recording = pool.run(
+          async (page) => {
+            await page.setContent('<p>x</p>');
+            return recordScreencast(page, { format: 'mp4', durationMs: 20_000, signal: AbortSignal.timeout(1_500) });
+          },
+          { timeoutMs: 30_000 },
+        );
+        await expect(recording).rejects.toMatchObject({ name: 'TimeoutError' });
+      } finally {
+        clearInterval(watching);
+      }
+      expect(Date.now() - started).toBeLessThan(15_000); // the recording asked for 20 s
+      expect(seen.size).toBe(1);
+      expect([...seen].filter(processExists)).toEqual([]);
+    });
+  });
+
+  describe('When the renderer process is killed while recording', () => {
+    it('should see the encoder exit by itself (end of its input), not stay behind as an orphan', async () => {
+      const encoderModule = fileURLToPath(new URL('../../../dist/render/screencast/encoder.js', import.meta.url));
+      const script = `
+        const { startEncoder } = await import(${JSON.stringify(encoderModule)});
+        const encoder = await startEncoder({ format: 'mp4', viewport: { width: 64, height: 48 }, fps: 25, frames: 100000 });
+        process.stdout.write(String(encoder.pid) + '\\n');
+        const frame = Buffer.from(${JSON.stringify((await frame()).toString('base64'))}, 'base64');
+        setInterval(() => encoder.write(frame, 1), 40);`;
+      const renderer = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const pid = await new Promise<number>((resolve) => renderer.stdout.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))));
+      expect(processExists(pid)).toBe(true);
+      renderer.kill('SIGKILL');
+      await waitFor(() => !processExists(pid) || isZombie(pid), 10_000);
+    });
+  });
+});
+
+function isZombie(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] === 'Z';
+  } catch {
+    return true;
+  }
+}
