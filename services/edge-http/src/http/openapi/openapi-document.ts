@@ -50,6 +50,7 @@ const RESULT_TYPES: Record<string, string[]> = {
   screenshot: ['image/jpeg', 'image/png', 'image/webp', 'image/gif'],
   pdf: ['application/pdf'],
   scrape: ['text/html', 'text/markdown'],
+  screencast: ['video/mp4', 'video/quicktime', 'video/webm', 'video/x-msvideo'],
 };
 
 // ---------------------------------------------------------------------------------------------------

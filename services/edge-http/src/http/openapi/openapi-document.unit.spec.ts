@@ -41,6 +41,7 @@ const base: Record<Operation, Record<string, unknown>> = {
   screenshot: { url: 'https://example.com/' },
   pdf: { url: 'https://example.com/' },
   scrape: { url: 'https://example.com/' },
+  screencast: { url: 'https://example.com/' },
 };
 /** What a parameter needs beside it (the rules across parameters), so it is judged alone. */
 const COMPANIONS: Record<string, Record<string, unknown>> = {
@@ -53,6 +54,9 @@ const COMPANIONS: Record<string, Record<string, unknown>> = {
   clip_y: { clip_width: 10, clip_height: 10 },
   clip_width: { clip_height: 10 },
   clip_height: { clip_width: 10 },
+  ...Object.fromEntries(
+    ['scroll_by_amount', 'scroll_by_delay', 'scroll_by_duration', 'scroll_back', 'scroll_back_delay', 'scroll_easing'].map((n) => [n, { scenario: 'scroll' }]),
+  ),
 };
 const accepts = (operation: Operation, name: string, value: unknown): boolean => {
   try {
