@@ -6,6 +6,8 @@ import { frameCount, frameTimeline } from './timeline.js';
 
 /** Frames per second of every video: one frame is 40 ms. */
 export const SCREENCAST_FPS = 25;
+/** Frames received but not yet written to the encoder before Chromium has to wait. */
+const MAX_PENDING = 8;
 /** JPEG quality of the frames Chromium sends (they are re-encoded by the video codec). */
 const FRAME_QUALITY = 90;
 
@@ -22,8 +24,8 @@ export interface RecordOptions {
 /**
  * Records the page's viewport with Chromium's own screencast (CDP Page.startScreencast) for exactly
  * `durationMs`, from the first frame on, into a constant-frame-rate video encoded by ffmpeg.
- * Frames are acknowledged only once written, so a slow encoder slows Chromium's frames down instead
- * of filling memory; each output frame is the one on screen at its instant.
+ * Each output frame is the one on screen at its instant; a slow encoder slows Chromium's frames down
+ * instead of filling memory.
  */
 export async function recordScreencast(page: Page, opts: RecordOptions): Promise<Buffer> {
   const viewport = page.viewport() ?? { width: 1280, height: 1080, deviceScaleFactor: 1 };
@@ -70,14 +72,27 @@ async function capture(
   let firstFrame!: () => void;
   const first = new Promise<void>((resolve) => (firstFrame = resolve));
 
+  // Chromium sends the next frame only once the last is acknowledged: acknowledging at once keeps the
+  // video up to date with the page; past MAX_PENDING unwritten frames the acknowledgement waits for
+  // the encoder, so a slow encoder slows the frames down instead of filling memory.
+  let pending = 0;
+  let heldAck: number | undefined;
+  const ack = (sessionId: number) => void session.send('Page.screencastFrameAck', { sessionId }).catch(() => undefined);
   const onFrame = (event: Protocol.Page.ScreencastFrameEvent) => {
     const at = event.metadata.timestamp ?? Date.now() / 1000;
     const due = timeline.push(Buffer.from(event.data, 'base64'), at);
     firstFrame();
+    pending++;
     writing = writing
       .then(() => due && encoder.write(due.frame, due.count))
       .catch((err: unknown) => void (failed ??= err))
-      .then(() => void session.send('Page.screencastFrameAck', { sessionId: event.sessionId }).catch(() => undefined));
+      .then(() => {
+        pending--;
+        if (heldAck !== undefined) ack(heldAck);
+        heldAck = undefined;
+      });
+    if (pending <= MAX_PENDING) ack(event.sessionId);
+    else heldAck = event.sessionId;
   };
   session.on('Page.screencastFrame', onFrame);
   try {
