@@ -8,6 +8,7 @@ const base: Record<Operation, Record<string, unknown>> = {
   screenshot: { url: 'https://example.com/' },
   pdf: { url: 'https://example.com/' },
   scrape: { url: 'https://example.com/' },
+  screencast: { url: 'https://example.com/' },
 };
 
 function problemsOf(operation: Operation, input: Record<string, unknown>) {
@@ -80,6 +81,15 @@ describe('validateRenderParams: every constrained parameter', () => {
     ['scrape', 'metadata_hash', ['x']],
     ['scrape', 'metadata_status', ['x']],
     ['scrape', 'metadata_headers', ['x']],
+    ['screencast', 'format', ['gif', 'mkv', 'MP4']],
+    ['screencast', 'duration', [0, 30.5, -1, 'long']],
+    ['screencast', 'scenario', ['zoom', '']],
+    ['screencast', 'scroll_by_amount', [0, 1.5, 100_001]],
+    ['screencast', 'scroll_by_delay', [-1, 60_001]],
+    ['screencast', 'scroll_by_duration', [0, 'slow']],
+    ['screencast', 'scroll_back', ['maybe']],
+    ['screencast', 'scroll_back_delay', [-5]],
+    ['screencast', 'scroll_easing', ['ease_in_sine', 'EASE_IN_QUAD']],
   ];
 
   describe.each(invalid)('When %s gets a bad %s', (operation, parameter, values) => {
@@ -99,6 +109,10 @@ describe('validateRenderParams: every constrained parameter', () => {
       ['screenshot', 'js_enabled'],
       ['screenshot', 'pdf_paper_format'],
       ['scrape', 'html'],
+      ['screencast', 'clip_x'],
+      ['screencast', 'metadata_image_size'],
+      ['screenshot', 'duration'],
+      ['pdf', 'scenario'],
     ] as const)('should refuse %s with %s', (operation, parameter) => {
       expect(named(operation, { [parameter]: 'png' })).toContain(parameter);
     });

@@ -1,14 +1,11 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureServer, videoFrames, videoInfo, type FixtureServer } from '@app/testkit';
+import { fixturePage } from './testing/fixture-page.js';
 import { useRenderer } from './testing/render-harness.js';
 
 // Screencasts decoded by ffprobe/ffmpeg: container, codec, size, duration, and what the frames show.
 let fixture: FixtureServer;
-const page = (body: string, style = '') => (_req: IncomingMessage, res: ServerResponse) => {
-  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-  res.end(`<!doctype html><html><head><meta charset="utf-8"><style>html,body{margin:0}${style}</style></head><body>${body}</body></html>`);
-};
+const page = fixturePage;
 
 beforeAll(async () => {
   fixture = await startFixtureServer({

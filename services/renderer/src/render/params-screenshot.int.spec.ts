@@ -1,16 +1,13 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEVICES } from '@app/render-params';
 import { imageInfo, pixelAt, startFixtureServer, type FixtureServer } from '@app/testkit';
+import { fixturePage } from './testing/fixture-page.js';
 import { useRenderer } from './testing/render-harness.js';
 
 // Screenshot parameters, each proved on the pixels or dimensions of a real capture of a fixture page.
 let fixture: FixtureServer;
-const page = (body: string, style = '') => (_req: IncomingMessage, res: ServerResponse) => {
-  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-  res.end(`<!doctype html><html><head><meta charset="utf-8"><style>html,body{margin:0}${style}</style></head><body>${body}</body></html>`);
-};
+const page = fixturePage;
 
 beforeAll(async () => {
   fixture = await startFixtureServer({
