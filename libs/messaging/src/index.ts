@@ -8,3 +8,4 @@ export { Kvm, type KV, type KvEntry } from '@nats-io/kv';
 export * from './result-object.js';
 export * from './render-status-keys.js';
 export * from './pull-workers.js';
+export * from './render-jobs.js';

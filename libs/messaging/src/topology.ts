@@ -146,6 +146,12 @@ export const BUCKETS = {
    * above the longest cache_ttl (30 days).
    */
   renderResults: { name: 'render-results', ttlMs: 31 * DAY_MS },
+  /**
+   * Render parameters too large for a message (a big `html`), by job id: written by whoever publishes
+   * the job, read and removed by the renderer that runs it. The TTL (the RENDER_JOBS max_age) is the
+   * backstop for a job that never runs.
+   */
+  renderInputs: { name: 'render-inputs', ttlMs: DAY_MS },
   /** KV: status of async renders and of webhook deliveries (by render id). */
   renderStatus: { name: 'render-status', ttlMs: 31 * DAY_MS },
   /** KV: render cache index, cache key -> result file (expiry in the value, swept by the edge). */
@@ -193,6 +199,7 @@ export async function ensureTopology(nc: NatsConnection): Promise<void> {
     const info = await jsm.streams.info(resultsStatus.streamInfo.config.name);
     await jsm.streams.update(info.config.name, { ...info.config, max_age: nanos(BUCKETS.renderResults.ttlMs) });
   }
+  await objm.create(BUCKETS.renderInputs.name, { ttl: nanos(BUCKETS.renderInputs.ttlMs), storage: StorageType.File });
   const kvm = new Kvm(nc);
   for (const bucket of [BUCKETS.renderStatus, BUCKETS.renderCache]) {
     await kvm.create(bucket.name, { ttl: bucket.ttlMs, history: 1, storage: StorageType.File });

@@ -118,6 +118,16 @@ const timezone = stringParam({ max: 100 }).refine(
 
 const selector = stringParam({ max: 1_000 });
 
+/**
+ * A file name for Content-Disposition: any Unicode text (sent as RFC 6266 `filename*` with an ASCII
+ * fallback), but no quotes, path separators, control characters (C0, DEL, C1), line or paragraph
+ * separators, bidirectional overrides (which can disguise the extension) or unpaired surrogates.
+ */
+const FORBIDDEN_IN_FILE_NAME = /["'\\/\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069\p{Cs}]/u;
+const attachmentName = stringParam({ max: 200 }).refine((v) => !FORBIDDEN_IN_FILE_NAME.test(v), {
+  error: 'must not contain quotes, slashes, backslashes, control characters or line breaks',
+});
+
 export interface ParameterDef {
   operations: Operation[];
   schema: z.ZodType;
@@ -277,10 +287,9 @@ export const PARAMETERS: Record<string, ParameterDef> = {
   },
   attachment_name: {
     operations: ALL,
-    schema: stringParam({ max: 200 }).refine((v) => !/["\\/\r\n\u0000-\u001f\u007f]/.test(v), {
-      error: 'must not contain quotes, slashes or control characters',
-    }),
-    description: 'Download name without extension: Content-Disposition becomes attachment; filename="NAME.EXT".',
+    schema: attachmentName,
+    description:
+      'Download name without extension, any Unicode text: Content-Disposition becomes attachment; filename="NAME.EXT" (an ASCII fallback) with filename*=UTF-8\'\'… (the exact name). No quotes, slashes, backslashes or control characters.',
   },
   timezone: { operations: ALL, schema: timezone, description: 'IANA time zone the page sees, such as Europe/Paris.' },
   authorization: {

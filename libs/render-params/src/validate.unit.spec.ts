@@ -74,4 +74,33 @@ describe('validateRenderParams', () => {
       expect(validateRenderParams('scrape', { url: 'http://a.test/', access_key: 'k' }).params).not.toHaveProperty('access_key');
     });
   });
+
+  describe('When attachment_name is Unicode text', () => {
+    it.each(['Rapport été 2026', '東京の写真', 'emoji 🙂 – dash', 'a;b,c%20d', 'x'.repeat(200)])('should accept %s as it is', (name) => {
+      expect(validateRenderParams('screenshot', { url: 'http://a.test/', attachment_name: name }).params.attachment_name).toBe(name);
+    });
+  });
+
+  describe('When attachment_name holds a quote, a path separator or a control character', () => {
+    it.each([
+      ['a double quote', 'a"b'],
+      ['a single quote', "it's"],
+      ['a slash', 'dir/name'],
+      ['a backslash', 'dir\\name'],
+      ['NUL', 'a\u0000b'],
+      ['CR/LF', 'a\r\nSet-Cookie: x=1'],
+      ['tab', 'a\tb'],
+      ['DEL', 'a\u007fb'],
+      ['a C1 control', 'a\u0085b'],
+      ['a line separator', 'a\u2028b'],
+      ['a right-to-left override', 'photo\u202egpj.exe'],
+      ['an unpaired surrogate', 'a\ud800b'],
+    ])('should refuse %s, naming attachment_name, for every operation', (_label, name) => {
+      for (const operation of ['screenshot', 'pdf', 'scrape'] as const) {
+        expect(problemsOf(() => validateRenderParams(operation, { url: 'http://a.test/', attachment_name: name }))).toEqual([
+          { parameter: 'attachment_name', message: 'attachment_name must not contain quotes, slashes, backslashes, control characters or line breaks' },
+        ]);
+      }
+    });
+  });
 });

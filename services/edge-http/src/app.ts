@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from '@app/logging';
-import { BUCKETS, Kvm, Objm, SUBJECTS, connectNats, ensureTopology, jetstream, type NatsConnection } from '@app/messaging';
+import { BUCKETS, Kvm, Objm, SUBJECTS, connectNats, ensureTopology, jetstream, renderJobPublisher, type NatsConnection } from '@app/messaging';
 import type { App } from '@app/runtime';
 import type { EdgeConfig } from './config.js';
 import type { AuthQuota, Clock, RenderQueue, ResultStore, TargetGuard } from './application/ports.js';
@@ -43,7 +43,9 @@ export async function createApp(config: EdgeConfig, logger: Logger, o: Partial<E
   const refused = refusedKeysCache(authQuotaClient, { ttlMs: config.refusedKeyTtlMs, maxEntries: 100_000 });
   const authQuota = refused.authQuota;
   const keyChanges = nats.subscribe(SUBJECTS.accountKeysChanged, { callback: () => refused.forget() });
-  const queue = o.queue ?? natsRenderQueue(nats, js);
+  // Parameters too large for a message (a big html) travel by reference, through the render-inputs store.
+  const jobPublisher = renderJobPublisher(js, await new Objm(nats).open(BUCKETS.renderInputs.name));
+  const queue = o.queue ?? natsRenderQueue(nats, jobPublisher);
   const results = o.results ?? objectStoreResults(await new Objm(nats).open(BUCKETS.renderResults.name));
   const guard = o.guard ?? netGuardTarget({ allowPrivate: config.allowPrivateTargets });
   const scheduler = o.scheduler ?? grpcScheduler(config.schedulerAddress);
@@ -54,6 +56,7 @@ export async function createApp(config: EdgeConfig, logger: Logger, o: Partial<E
     config,
     logger,
     js,
+    jobPublisher,
     clock,
     guard,
     authQuota,

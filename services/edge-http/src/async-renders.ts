@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@app/logging';
-import type { JetStreamClient, KV, ObjectStore } from '@app/messaging';
+import type { JetStreamClient, KV, ObjectStore, RenderJobPublisher } from '@app/messaging';
 import type { EdgeConfig } from './config.js';
 import type { AuthQuota, Clock, TargetGuard } from './application/ports.js';
 import type { RenderSync } from './application/render-sync.js';
@@ -30,6 +30,7 @@ export function buildAsyncRenders(d: {
   config: EdgeConfig;
   logger: Logger;
   js: JetStreamClient;
+  jobPublisher: RenderJobPublisher;
   clock: Clock;
   guard: TargetGuard;
   authQuota: AuthQuota;
@@ -42,7 +43,7 @@ export function buildAsyncRenders(d: {
   const files = memoizedFiles(objectStoreFiles(d.objects), { maxBytes: d.config.fileMemoryBytes });
   const index = memoizedCacheIndex(kvCacheIndex(d.cacheKv), { maxEntries: 100_000 });
   const statuses = kvRenderStatus(d.statusKv);
-  const jobs = natsJobPublisher(d.js);
+  const jobs = natsJobPublisher(d.js, d.jobPublisher);
   const cache = renderCache({ index, files });
   const quota = { commit: (id: string) => d.authQuota.commit(id), release: (id: string) => d.authQuota.release(id) };
 

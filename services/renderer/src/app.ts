@@ -1,5 +1,5 @@
 import type { Logger } from '@app/logging';
-import { BUCKETS, Objm, connectNats, ensureTopology, jetstream, type NatsConnection } from '@app/messaging';
+import { BUCKETS, Objm, connectNats, ensureTopology, jetstream, renderJobInputs, type NatsConnection } from '@app/messaging';
 import { checkTargetUrl, startEgressProxy } from '@app/net-guard';
 import { startHealthServer, type App, type HealthServer } from '@app/runtime';
 import type { RendererConfig } from './config.js';
@@ -36,6 +36,7 @@ export async function createApp(config: RendererConfig, logger: Logger, o: { nat
     guard: { check: async (url, parameter) => void (await checkTargetUrl(url, { parameter, allowPrivate: config.allowPrivateTargets })) },
     clock: { now: () => new Date() },
     rendererId: config.rendererId,
+    inputs: renderJobInputs(await new Objm(nats).open(BUCKETS.renderInputs.name)),
   });
   const consumer = renderJobsConsumer({ js, perform, concurrency: config.pool.concurrency, logger });
   let health: HealthServer | undefined;

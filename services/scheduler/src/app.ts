@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { mongoEventStore, outboxRelay, sqliteEventStore, type EventStore, type OutboxRelay } from '@app/event-store';
 import type { Logger } from '@app/logging';
-import { connectNats, ensureTopology, jetstream, type NatsConnection } from '@app/messaging';
+import { BUCKETS, Objm, connectNats, ensureTopology, jetstream, renderJobPublisher, type NatsConnection } from '@app/messaging';
 import { SchedulerServiceService } from '@app/proto/scheduler';
 import { startGrpcServer, type GrpcServer } from '@app/rpc';
 import { startHealthServer, type App, type HealthServer } from '@app/runtime';
@@ -16,7 +16,6 @@ import { finishRun } from './application/finish-run.js';
 import { eventStoreTaskStreams } from './adapters/event-store-task-streams.js';
 import { eventStoreTaskIds } from './adapters/event-store-task-ids.js';
 import { grpcAuthQuota } from './adapters/grpc-auth-quota.js';
-import { natsRenderJobs } from './adapters/nats-render-jobs.js';
 import { natsTaskEventPublisher } from './adapters/nats-task-event-publisher.js';
 import { netGuardTarget } from './adapters/net-guard-target.js';
 import { taskViews, type TaskViews } from './projections/task-views/task-views.js';
@@ -63,7 +62,7 @@ export async function createApp(config: SchedulerConfig, logger: Logger, o: Part
   await ensureTopology(nats);
   const js = jetstream(nats);
   const authQuota = o.authQuota ?? grpcAuthQuota(config.authQuotaAddress);
-  const jobs = o.jobs ?? natsRenderJobs(js);
+  const jobs = o.jobs ?? renderJobPublisher(js, await new Objm(nats).open(BUCKETS.renderInputs.name));
   const guard = o.guard ?? netGuardTarget({ allowPrivate: config.allowPrivateTargets });
 
   const streams = eventStoreTaskStreams(store, { snapshotEvery: config.snapshotEvery });

@@ -1,13 +1,13 @@
-import { SUBJECTS, traceHeaders, type JetStreamClient, type NatsConnection } from '@app/messaging';
-import { RenderFinished, RenderJob } from '@app/proto/render';
+import { SUBJECTS, type NatsConnection, type RenderJobPublisher } from '@app/messaging';
+import { RenderFinished } from '@app/proto/render';
 import type { RenderQueue } from '../application/ports.js';
 import { RenderWaitTimeout } from '../application/render-sync.js';
 
 /**
- * Render jobs go to the RENDER_JOBS work queue (deduplicated by job id); the outcome comes back on the
- * job's own finished subject, which the edge subscribes to before publishing.
+ * Render jobs go to the RENDER_JOBS work queue (deduplicated by job id, large parameters by reference);
+ * the outcome comes back on the job's own finished subject, which the edge subscribes to before publishing.
  */
-export function natsRenderQueue(nc: NatsConnection, js: JetStreamClient): RenderQueue {
+export function natsRenderQueue(nc: NatsConnection, jobs: RenderJobPublisher): RenderQueue {
   return {
     async submitAndWait(job, waitMs) {
       let resolve!: (f: RenderFinished) => void;
@@ -31,10 +31,7 @@ export function natsRenderQueue(nc: NatsConnection, js: JetStreamClient): Render
       });
       const timer = setTimeout(() => reject(new RenderWaitTimeout()), waitMs);
       try {
-        await js.publish(SUBJECTS.renderJobRequested, RenderJob.encode(job).finish(), {
-          msgID: job.job_id,
-          headers: traceHeaders(),
-        });
+        await jobs.publish(job);
         return await outcome;
       } finally {
         clearTimeout(timer);

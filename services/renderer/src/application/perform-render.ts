@@ -3,7 +3,7 @@ import { encodeResultMeta } from '@app/messaging';
 import { RenderParams, type RenderFinished, type RenderJob } from '@app/proto/render';
 import { OPERATIONS as RENDER_OPERATIONS, renderBudgetMs } from '@app/render-params';
 import type { RenderOperation } from '../render/types.js';
-import type { Clock, FinishedPublisher, Renderer, ResultSink, TargetGuard } from './ports.js';
+import type { Clock, FinishedPublisher, JobInputs, Renderer, ResultSink, TargetGuard } from './ports.js';
 
 const OPERATIONS: ReadonlySet<string> = new Set<string>(RENDER_OPERATIONS);
 
@@ -19,6 +19,9 @@ export function formatOf(operation: string, params: RenderParams): string {
 /** What the transport should do with the job message afterwards. */
 export type Disposition = { kind: 'done' } | { kind: 'retry'; delayMs: number };
 
+/** Jobs whose parameters always travel inline (tests, tools). */
+const INLINE_INPUTS: JobInputs = { resolve: async (job) => job, release: async () => undefined };
+
 /**
  * Carries out one render job: checks the target again (defence in depth), renders within what is left
  * of the job's deadline, stores the result and announces the outcome. Caller-visible failures become
@@ -31,8 +34,10 @@ export function performRender(deps: {
   guard: TargetGuard;
   clock: Clock;
   rendererId: string;
+  inputs?: JobInputs;
 }) {
   const { renderer, results, finished, guard, clock } = deps;
+  const inputs = deps.inputs ?? INLINE_INPUTS;
 
   const announce = (job: RenderJob, startedMs: number, outcome: Pick<RenderFinished, 'status' | 'result' | 'error'>) => {
     const params = job.params ?? RenderParams.create();
@@ -62,7 +67,7 @@ export function performRender(deps: {
   const fail = (job: RenderJob, startedMs: number, err: AppError) =>
     announce(job, startedMs, { status: 'failed', error: { code: err.code, message: err.message, details: err.details ?? [] } });
 
-  return async (job: RenderJob, attempt: { isLast: boolean }): Promise<Disposition> => {
+  const performResolved = async (job: RenderJob, attempt: { isLast: boolean }): Promise<Disposition> => {
     const startedMs = clock.now().getTime();
     const params = job.params ?? RenderParams.create();
     const timeoutSeconds = params.timeout ?? 30;
@@ -126,6 +131,22 @@ export function performRender(deps: {
       await fail(job, startedMs, new AppError('render_failed', 'The render failed.'));
       return { kind: 'done' };
     }
+  };
+
+  return async (queued: RenderJob, attempt: { isLast: boolean }): Promise<Disposition> => {
+    let job: RenderJob;
+    try {
+      job = await inputs.resolve(queued);
+    } catch (err) {
+      const known = isAppError(err) && err.code !== 'internal_error';
+      if (!known && !attempt.isLast) return { kind: 'retry', delayMs: 500 };
+      await fail(queued, clock.now().getTime(), known ? err : new AppError('render_failed', 'The render failed.'));
+      return { kind: 'done' };
+    }
+    const disposition = await performResolved(job, attempt);
+    // Parameters stored for this job are kept while a retry may need them, and removed once it is done.
+    if (disposition.kind === 'done') await inputs.release(job).catch(() => undefined);
+    return disposition;
   };
 }
 

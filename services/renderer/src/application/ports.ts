@@ -1,4 +1,4 @@
-import type { RenderFinished, RenderParams, RenderStarted } from '@app/proto/render';
+import type { RenderFinished, RenderJob, RenderParams, RenderStarted } from '@app/proto/render';
 import type { RenderOperation, RenderOutput } from '../render/types.js';
 
 /** Carries out one render in a fresh isolated browser context. */
@@ -23,4 +23,10 @@ export interface TargetGuard {
 
 export interface Clock {
   now(): Date;
+}
+
+/** Parameters too large for a message travel by reference: read before the render, removed once the job is done. */
+export interface JobInputs {
+  resolve(job: RenderJob): Promise<RenderJob>;
+  release(job: RenderJob): Promise<void>;
 }

@@ -23,10 +23,15 @@ export interface TaskFields {
 const isApi = (v: string): v is TaskApi => (TASK_APIS as readonly string[]).includes(v);
 const isFrequency = (v: string): v is Frequency => (FREQUENCIES as readonly string[]).includes(v);
 
+/** Control characters (NUL, CR, LF, tab, DEL, C1) and the Unicode line and paragraph separators. */
+const CONTROL_OR_LINE_BREAK = /[\p{Cc}\u2028\u2029]/u;
+
 function checkName(name: string, problems: ParameterProblem[]): void {
   const length = [...name].length;
   if (length === 0) problems.push({ parameter: 'name', message: 'name must not be empty' });
-  else if (length > MAX_NAME_LENGTH) {
+  else if (CONTROL_OR_LINE_BREAK.test(name)) {
+    problems.push({ parameter: 'name', message: 'name must not contain control characters or line breaks' });
+  } else if (length > MAX_NAME_LENGTH) {
     problems.push({ parameter: 'name', message: `name must be at most ${MAX_NAME_LENGTH} characters (got ${length})` });
   }
 }

@@ -91,6 +91,26 @@ describe('Task creation input', () => {
     });
   });
 
+  describe('When the name holds a control character or a line break', () => {
+    it.each([
+      ['NUL', 'a\u0000b'],
+      ['CR/LF', 'Front\r\nX-Injected: 1'],
+      ['LF', 'two\nlines'],
+      ['tab', 'a\tb'],
+      ['DEL', 'a\u007fb'],
+      ['a C1 control', 'a\u0085b'],
+      ['a line separator', 'a\u2028b'],
+    ])('should refuse %s, naming name', (_label, name) => {
+      expect(problemsOf(() => definitionForCreate({ ...valid, name }, NOW))).toEqual([
+        { parameter: 'name', message: 'name must not contain control characters or line breaks' },
+      ]);
+    });
+
+    it('should keep any other Unicode text', () => {
+      expect(definitionForCreate({ ...valid, name: 'Rapport « été » 🙂 — 東京' }, NOW).definition.name).toBe('Rapport « été » 🙂 — 東京');
+    });
+  });
+
   describe('When several fields are wrong at once', () => {
     it('should name every one of them', () => {
       expect(
@@ -145,6 +165,13 @@ describe('Task update input', () => {
     lastRunAt: null,
     openRuns: {},
   };
+
+  describe('When the new name holds a control character', () => {
+    it('should refuse it, naming name', () => {
+      expect(parametersOf(() => definitionForUpdate(task, { name: 'a\u0000b' }))).toEqual(['name']);
+      expect(parametersOf(() => definitionForUpdate(task, { name: 'a\r\nb' }))).toEqual(['name']);
+    });
+  });
 
   describe('When only the time zone of a fixed frequency changes', () => {
     it('should derive the crontab again from the creation time in the new zone', () => {

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type { FastifyInstance } from 'fastify';
 import type { OpenResultFile } from '../../application/result-file.js';
-import { contentDisposition } from './render.routes.js';
+import { contentDisposition } from '../content-disposition.js';
 
 /**
  * GET /v1/files/{name}: a kept render result, public by its unguessable name until it expires (the

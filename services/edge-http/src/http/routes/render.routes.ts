@@ -6,12 +6,8 @@ import type { RenderAsync } from '../../application/render-async.js';
 import type { RenderCached } from '../../application/render-cached.js';
 import type { RenderOutcome, RenderSync } from '../../application/render-sync.js';
 import { inputOf } from '../access-key.js';
+import { contentDisposition } from '../content-disposition.js';
 import { filesBaseUrl, reserveDeferredQuota, takeReservation } from '../reservation.js';
-
-/** Content-Disposition per the decisions: inline, or attachment with NAME.EXT. */
-export function contentDisposition(attachmentName: string | undefined, extension: string): string {
-  return attachmentName ? `attachment; filename="${attachmentName}.${extension}"` : 'inline';
-}
 
 export interface RenderRoutesOptions {
   renderSync: RenderSync;

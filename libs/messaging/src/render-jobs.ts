@@ -1,0 +1,62 @@
+import type { JetStreamClient } from '@nats-io/jetstream';
+import type { ObjectStore } from '@nats-io/obj';
+import { AppError } from '@app/errors';
+import { RenderJob, RenderParams } from '@app/proto/render';
+import { SUBJECTS } from './topology.js';
+import { traceHeaders } from './trace-headers.js';
+
+/**
+ * A job whose encoded size is above this travels with its parameters by reference. Far below the
+ * server's max_payload (1 MiB by default), so the trace headers and the rest always fit; only a big
+ * `html` (up to 5,000,000 characters) or many long headers and cookies get there.
+ */
+export const INLINE_JOB_MAX_BYTES = 256 * 1024;
+
+/** Publishes render jobs on the RENDER_JOBS work queue. */
+export interface RenderJobPublisher {
+  publish(job: RenderJob): Promise<void>;
+}
+
+/**
+ * Render jobs to the work queue, deduplicated by job id. Parameters too large for a message are first
+ * stored in the render-inputs object store under the job id and named in the job (`params_ref`); the
+ * renderer reads them and removes them once the job is done (the bucket's TTL is the backstop for a
+ * job that never runs).
+ */
+export function renderJobPublisher(js: JetStreamClient, inputs: ObjectStore, opts: { inlineMaxBytes?: number } = {}): RenderJobPublisher {
+  const inlineMaxBytes = opts.inlineMaxBytes ?? INLINE_JOB_MAX_BYTES;
+  return {
+    async publish(job) {
+      let data = RenderJob.encode(job).finish();
+      if (data.byteLength > inlineMaxBytes) {
+        await inputs.putBlob({ name: job.job_id }, RenderParams.encode(job.params ?? RenderParams.create()).finish());
+        data = RenderJob.encode({ ...job, params: undefined, params_ref: job.job_id }).finish();
+      }
+      // A failed publish leaves the stored parameters to the bucket's TTL: the message may still have
+      // reached the stream, and its render needs them.
+      await js.publish(SUBJECTS.renderJobRequested, data, { msgID: job.job_id, headers: traceHeaders() });
+    },
+  };
+}
+
+/** The renderer's side of parameters that travel by reference. */
+export interface RenderJobInputs {
+  /** The job with its parameters in hand (read from the store when the job names them). */
+  resolve(job: RenderJob): Promise<RenderJob>;
+  /** Removes the stored parameters of a job that is done with (no-op for inline ones). */
+  release(job: RenderJob): Promise<void>;
+}
+
+export function renderJobInputs(inputs: ObjectStore): RenderJobInputs {
+  return {
+    async resolve(job) {
+      if (!job.params_ref) return job;
+      const stored = await inputs.getBlob(job.params_ref);
+      if (!stored) throw new AppError('render_failed', 'The render parameters are no longer available.');
+      return { ...job, params: RenderParams.decode(stored) };
+    },
+    async release(job) {
+      if (job.params_ref) await inputs.delete(job.params_ref);
+    },
+  };
+}
