@@ -35,6 +35,8 @@ interface CodeSpec {
  */
 export const ERROR_CODES = {
   invalid_parameter: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT, ack: 'term' },
+  /** The request itself is malformed HTTP (bad URL encoding, unparsable request line or headers). */
+  bad_request: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT, ack: 'term' },
   target_not_allowed: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT, ack: 'term' },
   name_not_resolved: { http: 400, grpc: GrpcStatus.FAILED_PRECONDITION, ack: 'ack' },
   selector_not_found: { http: 400, grpc: GrpcStatus.FAILED_PRECONDITION, ack: 'ack' },
@@ -49,9 +51,12 @@ export const ERROR_CODES = {
   file_not_found: { http: 404, grpc: GrpcStatus.NOT_FOUND, ack: 'ack' },
   conflict: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS, ack: 'nak' },
   concurrency_conflict: { http: 409, grpc: GrpcStatus.ABORTED, ack: 'nak' },
+  request_timeout: { http: 408, grpc: GrpcStatus.DEADLINE_EXCEEDED, ack: 'nak' },
   payload_too_large: { http: 413, grpc: GrpcStatus.INVALID_ARGUMENT, ack: 'term' },
+  unsupported_media_type: { http: 415, grpc: GrpcStatus.INVALID_ARGUMENT, ack: 'term' },
   quota_exceeded: { http: 423, grpc: GrpcStatus.RESOURCE_EXHAUSTED, ack: 'term' },
   rate_limited: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, ack: 'nak' },
+  header_too_large: { http: 431, grpc: GrpcStatus.INVALID_ARGUMENT, ack: 'term' },
   host_returned_error: { http: 500, grpc: GrpcStatus.FAILED_PRECONDITION, ack: 'ack' },
   render_failed: { http: 500, grpc: GrpcStatus.INTERNAL, ack: 'ack' },
   render_timeout: { http: 500, grpc: GrpcStatus.DEADLINE_EXCEEDED, ack: 'ack' },
@@ -74,11 +79,13 @@ export const REASON_PHRASES: Record<number, string> = {
   403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
+  408: 'Request Timeout',
   409: 'Conflict',
   413: 'Payload Too Large',
   415: 'Unsupported Media Type',
   423: 'Locked',
   429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
 };

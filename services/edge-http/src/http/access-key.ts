@@ -25,8 +25,8 @@ export function rawQueryOf(request: FastifyRequest): string {
   return i < 0 ? '' : request.url.slice(i + 1);
 }
 
-/** The request's parameters: the query for GET, the JSON body otherwise. */
+/** The request's parameters: the query for GET (and HEAD, answered like GET), the JSON body otherwise. */
 export function inputOf(request: FastifyRequest): Record<string, unknown> | undefined {
-  const source = request.method === 'GET' ? request.query : request.body;
+  const source = request.method === 'GET' || request.method === 'HEAD' ? request.query : request.body;
   return source && typeof source === 'object' && !Array.isArray(source) ? (source as Record<string, unknown>) : undefined;
 }

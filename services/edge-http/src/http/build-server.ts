@@ -1,12 +1,12 @@
-import { randomBytes } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import helmet from '@fastify/helmet';
-import { currentTraceId, nameHttpRoute } from '@app/telemetry';
+import { AppError } from '@app/errors';
+import { nameHttpRoute } from '@app/telemetry';
 import type { Logger } from '@app/logging';
 import type { AuthQuota } from '../application/ports.js';
 import type { RenderSync } from '../application/render-sync.js';
 import type { AsyncHttpDeps } from './async-http-deps.js';
-import { errorHandler, notFoundHandler } from './errors.js';
+import { clientErrorHandler, errorHandler, frameworkErrorHandler, notFoundHandler, requestIdOf } from './errors.js';
 import { admissionPlugin } from './plugins/admission.plugin.js';
 import { healthRoutes } from './routes/health.routes.js';
 import { renderRoutes } from './routes/render.routes.js';
@@ -37,7 +37,11 @@ export async function buildServer(deps: HttpDeps): Promise<FastifyInstance> {
     // Per-request lines are off (errors are logged once, by the error handler).
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.bodyLimitBytes,
-    return503OnClosing: true,
+    // Errors Fastify and Node's parser raise themselves get the service's error shape and request id too.
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
+    // Requests arriving while the server closes are refused by the hook below, in the service's error shape.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     ...(deps.tls ? { https: { key: deps.tls.key, cert: deps.tls.cert, minVersion: 'TLSv1.2' as const } } : {}),
   }) as unknown as FastifyInstance;
@@ -62,9 +66,17 @@ export async function buildServer(deps: HttpDeps): Promise<FastifyInstance> {
   });
   // X-Service-Request-Id is the trace id, on every response (errors included).
   // The trace's server span takes the route's name (POST /v1/tasks/:id).
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
   app.addHook('onRequest', async (request, reply) => {
     if (request.routeOptions.url) nameHttpRoute(request.routeOptions.url);
-    void reply.header('x-service-request-id', currentTraceId() ?? randomBytes(16).toString('hex'));
+    void reply.header('x-service-request-id', requestIdOf());
+    if (closing) {
+      void reply.header('connection', 'close');
+      throw new AppError('service_unavailable', 'This server is shutting down; retry the request.', { retryAfterSeconds: 1 });
+    }
   });
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);

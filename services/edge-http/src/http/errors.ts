@@ -1,14 +1,28 @@
+import { randomBytes } from 'node:crypto';
+import { maxHeaderSize } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, isAppError, toHttpError } from '@app/errors';
+import { currentTraceId } from '@app/telemetry';
 
-/** Fastify's own 4xx errors (body parsing, content type, size) in the service's error vocabulary. */
+/** HSTS as helmet sends it, for the answers given before helmet's hook runs. */
+export const HSTS = 'max-age=31536000; includeSubDomains';
+
+/** X-Service-Request-Id: the request's trace id (random when there is no trace). */
+export const requestIdOf = (): string => currentTraceId() ?? randomBytes(16).toString('hex');
+
+/** Fastify's own errors (URL, body parsing, content type, size) in the service's error vocabulary. */
 function fromFastifyError(err: FastifyError): AppError {
   const status = err.statusCode ?? 500;
+  if (err.code === 'FST_ERR_BAD_URL' || err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return new AppError('bad_request', 'The request URL is not valid (a path segment is badly percent-encoded or too long).');
+  }
   if (status === 413) return new AppError('payload_too_large', 'The request body is too large.');
-  if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-    return new AppError('invalid_parameter', 'The request body must be JSON (Content-Type: application/json).', {
-      details: [{ parameter: 'body', message: 'Content-Type must be application/json' }],
-    });
+  if (status === 415) {
+    return new AppError('unsupported_media_type', 'The request body must be JSON: send it with Content-Type: application/json.');
+  }
+  if (err.code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') {
+    return new AppError('bad_request', 'The Content-Length header does not match the request body.');
   }
   if (status >= 400 && status < 500) {
     return new AppError('invalid_parameter', 'The request body is not valid JSON.', {
@@ -32,6 +46,49 @@ export function errorHandler(err: FastifyError, request: FastifyRequest, reply: 
     });
   }
   return reply.status(status).type('application/json; charset=utf-8').send(body);
+}
+
+/**
+ * Errors Fastify raises before any hook runs (a badly encoded URL): the same body, and the headers
+ * the hooks would have added.
+ */
+export function frameworkErrorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  void reply.headers({ 'x-service-request-id': requestIdOf(), 'strict-transport-security': HSTS, 'x-content-type-options': 'nosniff' });
+  return errorHandler(err, request, reply);
+}
+
+function fromClientError(err: NodeJS.ErrnoException): AppError {
+  if (err.code === 'HPE_HEADER_OVERFLOW') {
+    return new AppError('header_too_large', `The request headers are too large (at most ${maxHeaderSize} bytes in all).`);
+  }
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return new AppError('request_timeout', 'The request was not received in time.');
+  return new AppError('bad_request', 'The request is not valid HTTP.');
+}
+
+/**
+ * Requests Node's HTTP parser refuses (headers too large, malformed request line, bad Content-Length)
+ * never reach Fastify: the answer is written on the socket, in the same shape as every other error.
+ */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  if (socket.writable) {
+    const { status, body } = toHttpError(fromClientError(err));
+    const json = JSON.stringify(body);
+    socket.write(
+      [
+        `HTTP/1.1 ${status} ${body.error}`,
+        'Content-Type: application/json; charset=utf-8',
+        `Content-Length: ${Buffer.byteLength(json)}`,
+        `X-Service-Request-Id: ${requestIdOf()}`,
+        `Strict-Transport-Security: ${HSTS}`,
+        'X-Content-Type-Options: nosniff',
+        'Connection: close',
+        '',
+        json,
+      ].join('\r\n'),
+    );
+  }
+  socket.destroy(err);
 }
 
 export function notFoundHandler(request: FastifyRequest, reply: FastifyReply) {

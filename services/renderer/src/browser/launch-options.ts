@@ -104,6 +104,9 @@ export function browserLaunchOptions(input: BrowserLaunchInput): LaunchOptions {
       gpu: input.gpu,
       runningAsRoot: process.getuid?.() === 0,
     }),
+    // Chromium's popup blocker stays on (Puppeteer turns it off by default): a page cannot open windows
+    // without a user gesture; the few a click may open are closed at once by the page setup.
+    ignoreDefaultArgs: ['--disable-popup-blocking'],
     // Warm pages get the API's default viewport when created, so the hot path usually skips setViewport.
     defaultViewport: { width: viewport.width, height: viewport.height, deviceScaleFactor: 1 },
     ...(input.tmpDir ? { env: { ...process.env, TMPDIR: input.tmpDir } } : {}),

@@ -2,6 +2,7 @@ import type { Page } from 'puppeteer-core';
 import type { RenderParams } from '@app/proto/render';
 import { consentStep } from './setup/consent.js';
 import { cookiesStep } from './setup/cookies.js';
+import { dialogsAndPopupsStep } from './setup/dialogs-popups.js';
 import { bypassCspStep, javascriptStep, mediaFeaturesStep, mediaTypeStep, timezoneStep, visionStep } from './setup/emulation.js';
 import { geolocationStep } from './setup/geolocation.js';
 import { authenticationStep, extraHeadersStep } from './setup/headers.js';
@@ -15,6 +16,7 @@ export { viewportFor, DEFAULT_VIEWPORT_HEIGHT, DEFAULT_VIEWPORT_WIDTH } from './
 
 /** Everything done to a fresh page before it navigates, one small applier per concern. */
 export const PAGE_SETUP_STEPS: readonly PageSetupStep[] = [
+  dialogsAndPopupsStep,
   viewportStep,
   userAgentStep,
   extraHeadersStep,

@@ -5,6 +5,7 @@ import { DEVICES } from '@app/render-params';
 import { requestsStep } from './setup/requests.js';
 import { consentStep } from './setup/consent.js';
 import { authenticationStep } from './setup/headers.js';
+import { dialogsAndPopupsStep } from './setup/dialogs-popups.js';
 import { renderParams } from './testing/test-params.js';
 
 function fakePage(viewport: Viewport | null) {
@@ -30,8 +31,9 @@ describe('viewportFor', () => {
   });
 });
 
-/** The steps that only act when their parameters are given (requests, challenges and cookie popups are always handled). */
-const OPTIONAL_STEPS = PAGE_SETUP_STEPS.filter((step) => step !== requestsStep && step !== consentStep && step !== authenticationStep);
+/** The steps that only act when their parameters are given (requests, challenges, cookie popups, dialogs and windows are always handled). */
+const ALWAYS = new Set([requestsStep, consentStep, authenticationStep, dialogsAndPopupsStep]);
+const OPTIONAL_STEPS = PAGE_SETUP_STEPS.filter((step) => !ALWAYS.has(step));
 
 describe('setupPage', () => {
   describe('When the page already has the default viewport and nothing else is asked', () => {
