@@ -5,12 +5,12 @@
 const extValue = (text: string) =>
   `UTF-8''${encodeURIComponent(text).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`;
 
-/** An ASCII stand-in for a file name: accents dropped (é → e), any other non-ASCII character as `_`. */
+/** An ASCII stand-in for a file name: accents dropped (é → e), any other character beyond ASCII as one `_`. */
 const asciiFallback = (name: string) =>
   name
     .normalize('NFKD')
     .replace(/\p{M}/gu, '')
-    .replace(/[^\x20-\x7e]/g, '_');
+    .replace(/[^\x20-\x7e]/gu, '_');
 
 /**
  * Content-Disposition per the decisions: `inline`, or `attachment; filename="NAME.EXT"`; a name beyond

@@ -5,6 +5,7 @@ import { findChromium } from './launch-options.js';
 import { closeIsolatedPage, openIsolatedPage, type IsolatedPage } from './isolated-page.js';
 import { launchManagedBrowser, type ManagedBrowser } from './managed-browser.js';
 import { settleWithin } from './settle-within.js';
+import { sweepDeadProfiles } from './profile-dirs.js';
 
 type LogFn = (fields: Record<string, unknown>, msg: string) => void;
 export interface PoolLogger {
@@ -142,6 +143,9 @@ export class BrowserPool {
       this.#state = 'stopped';
       throw err;
     }
+    // Profiles a SIGKILLed renderer on this machine left behind (it could not delete them itself).
+    const swept = await sweepDeadProfiles();
+    if (swept.length > 0) this.#log.info({ folders: swept }, 'removed the browser profiles of renderers that are gone');
     const launched = await Promise.allSettled(Array.from({ length: this.#opts.browsers }, () => this.#launchSlot()));
     const failed = launched.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     const slots = launched.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));

@@ -1,7 +1,4 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { LaunchOptions } from 'puppeteer-core';
 
 /** Where a Chromium binary is looked for when neither the option nor CHROME_PATH names one. */
@@ -116,30 +113,4 @@ export function browserLaunchOptions(input: BrowserLaunchInput): LaunchOptions {
     timeout: 30_000,
     protocolTimeout: 60_000,
   };
-}
-
-export interface ProfileDir {
-  /** Fresh, empty --user-data-dir. */
-  userDataDir: string;
-  /** The browser's TMPDIR, so files it leaves behind when killed go away with the profile. */
-  tmpDir: string;
-  /** Deletes both (idempotent, never rejects). */
-  remove(): Promise<void>;
-}
-
-export async function createProfileDir(): Promise<ProfileDir> {
-  const root = await mkdtemp(join(tmpdir(), 'renderer-chromium-'));
-  let removal: Promise<void> | undefined;
-  const profile: ProfileDir = {
-    userDataDir: join(root, 'profile'),
-    tmpDir: join(root, 'tmp'),
-    remove: () => (removal ??= rm(root, { recursive: true, force: true, maxRetries: 3, retryDelay: 100 }).catch(() => undefined)),
-  };
-  try {
-    await Promise.all([mkdir(profile.userDataDir), mkdir(profile.tmpDir)]);
-  } catch (err) {
-    await profile.remove();
-    throw err;
-  }
-  return profile;
 }

@@ -1,5 +1,6 @@
 import puppeteer, { type Browser } from 'puppeteer-core';
-import { browserLaunchOptions, createProfileDir } from './launch-options.js';
+import { browserLaunchOptions } from './launch-options.js';
+import { createProfileDir } from './profile-dirs.js';
 import { killProcessGroup, waitForGroupExit } from './process-group.js';
 import { settleWithin } from './settle-within.js';
 
