@@ -105,6 +105,36 @@ describe('edge-http routes', () => {
     });
   });
 
+  describe('When the body is sent with another media type', () => {
+    it('should answer 415 unsupported_media_type in the same error shape', async () => {
+      const res = await app.inject({ method: 'POST', url: '/v1/screenshot', headers: { 'x-access-key': VALID_KEY, 'content-type': 'application/xml' }, payload: '<a/>' });
+      expect(res.statusCode).toBe(415);
+      expect(res.json()).toMatchObject({ statusCode: 415, error: 'Unsupported Media Type', code: 'unsupported_media_type' });
+      expect(res.headers['x-service-request-id']).toMatch(/^[0-9a-f]{32}$/);
+    });
+  });
+
+  describe('When the URL is badly percent-encoded', () => {
+    it('should answer 400 bad_request with the request id and HSTS', async () => {
+      const res = await app.inject({ method: 'GET', url: '/v1/files/%E0%A4%A' });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ statusCode: 400, error: 'Bad Request', code: 'bad_request' });
+      expect(res.headers['x-service-request-id']).toMatch(/^[0-9a-f]{32}$/);
+      expect(res.headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
+    });
+  });
+
+  describe('When a render is asked for with HEAD', () => {
+    it('should answer like GET (the query holds the parameters), without a body', async () => {
+      const url = '/v1/screenshot?access_key=ak_valid&url=http%3A%2F%2Fa.test%2F&attachment_name=shot';
+      const [get, head] = await Promise.all([app.inject({ method: 'GET', url }), app.inject({ method: 'HEAD', url })]);
+      expect(get.statusCode).toBe(200);
+      expect(head.statusCode).toBe(200);
+      expect(head.body).toBe('');
+      for (const name of ['content-type', 'content-length', 'content-disposition']) expect(head.headers[name]).toEqual(get.headers[name]);
+    });
+  });
+
   describe('When the renderer fails unexpectedly', () => {
     it('should answer a bare 500 that leaks nothing', async () => {
       renderSync.mockRejectedValueOnce(new Error('secret internal detail at /srv/x.js:12'));

@@ -2,11 +2,12 @@ import { describe, expect, it, vi } from 'vitest';
 import { decodeResultMeta } from '@app/messaging';
 import { RenderJob, RenderParams, type RenderFinished, type RenderStarted } from '@app/proto/render';
 import { performRender } from './perform-render.js';
-import type { Renderer } from './ports.js';
+import { AppError } from '@app/errors';
+import type { JobInputs, Renderer } from './ports.js';
 
 const NOW = 1_800_000_000_000;
 
-function setup(renderer?: Renderer) {
+function setup(renderer?: Renderer, inputs?: JobInputs) {
   const puts: { name: string; body: Uint8Array; metadata?: Record<string, string> }[] = [];
   const finished: RenderFinished[] = [];
   const started: RenderStarted[] = [];
@@ -18,6 +19,7 @@ function setup(renderer?: Renderer) {
     guard: { check: async () => undefined },
     clock: { now: () => new Date(NOW) },
     rendererId: 'renderer-1',
+    inputs,
   });
   return { perform, puts, finished, started, render };
 }
@@ -89,6 +91,49 @@ describe('performRender', () => {
       const { perform, finished } = setup({ render: async () => Promise.reject(new Error('boom')) });
       await perform(job({ params: { html: 'x', async: true, webhook_url: 'https://h.example/x' }, reservation_id: 'r' }), { isLast: true });
       expect(finished[0]).toMatchObject({ status: 'failed', error: { code: 'render_failed' }, webhook_url: 'https://h.example/x', reservation_id: 'r', async: true });
+    });
+  });
+
+  describe('When the parameters travelled by reference', () => {
+    /** The render-inputs store as a map: what resolve reads and release removes. */
+    const storedInputs = (stored: Record<string, RenderParams>) => {
+      const map = new Map(Object.entries(stored));
+      const inputs: JobInputs = {
+        resolve: async (j) => {
+          if (!j.params_ref) return j;
+          const params = map.get(j.params_ref);
+          if (!params) throw new AppError('render_failed', 'The render parameters are no longer available.');
+          return { ...j, params };
+        },
+        release: async (j) => void (j.params_ref && map.delete(j.params_ref)),
+      };
+      return { map, inputs };
+    };
+    const byReference = () => ({ ...job(), params: undefined, params_ref: 'job-1' });
+    const big = RenderParams.fromPartial({ html: `<p>${'x'.repeat(2_000_000)}</p>`, format: 'png', timeout: 5 });
+
+    it('should render the stored parameters and remove them once done', async () => {
+      const { map, inputs } = storedInputs({ 'job-1': big });
+      const { perform, render, finished } = setup(undefined, inputs);
+      expect(await perform(byReference(), { isLast: false })).toEqual({ kind: 'done' });
+      expect(render.mock.calls[0]![1].html).toBe(big.html);
+      expect(finished[0]).toMatchObject({ status: 'succeeded' });
+      expect(map.size).toBe(0);
+    });
+
+    it('should keep them while the job is retried', async () => {
+      const { map, inputs } = storedInputs({ 'job-1': big });
+      const { perform } = setup({ render: async () => Promise.reject(new Error('browser crashed')) }, inputs);
+      expect(await perform(byReference(), { isLast: false })).toMatchObject({ kind: 'retry' });
+      expect(map.size).toBe(1);
+    });
+
+    it('should fail the render, without rendering, when they are gone', async () => {
+      const { inputs } = storedInputs({});
+      const { perform, render, finished } = setup(undefined, inputs);
+      expect(await perform(byReference(), { isLast: false })).toEqual({ kind: 'done' });
+      expect(render).not.toHaveBeenCalled();
+      expect(finished[0]).toMatchObject({ status: 'failed', error: { code: 'render_failed' } });
     });
   });
 });
