@@ -3,14 +3,15 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { REPO_ROOT } from '@app/stack';
+import { REPO_ROOT, ensureSelfSignedCertificate } from '@app/stack';
 import { startFixtureServer, startTestStack, type TestStack } from '@app/testkit';
 import { startBaselines, type Baselines } from './baselines.js';
 import { serviceClient, type ServiceClient } from './client.js';
 import { BENCH_ROUTES } from './fixture-page.js';
 import { latencyScenario } from './scenarios/latency.js';
 import { throughputScenario } from './scenarios/throughput.js';
-import { httpLoad } from './scenarios/http-load.js';
+import { httpLoad, type HttpLoadResult } from './scenarios/http-load.js';
+import { startHttpsFloor } from './https-floor.js';
 import { memoryScenario } from './scenarios/memory.js';
 import { schedulerScenario } from './scenarios/scheduler.js';
 import { screencastScenario } from './scenarios/screencast.js';
@@ -34,6 +35,8 @@ interface Ctx {
   stack: TestStack;
   client: ServiceClient;
   baselines: Baselines;
+  /** The bare HTTPS server's figures, measured in this run (scenarios 3 and 4). */
+  floor?: HttpLoadResult;
 }
 
 async function latency(ctx: Ctx) {
@@ -65,27 +68,55 @@ async function throughput(ctx: Ctx) {
   }
 }
 
+const loadOptions = (port: number, accessKey: string, body: Record<string, unknown>, path = '/v1/screenshot') => ({
+  url: `https://127.0.0.1:${port}${path}`,
+  method: 'POST' as const,
+  headers: { 'content-type': 'application/json', 'x-access-key': accessKey },
+  body: JSON.stringify(body),
+  connections: 32,
+  seconds: quick ? 3 : 10,
+});
+
 async function load(ctx: Ctx, id: number, label: string, accessKey: string, body: Record<string, unknown>) {
   log(label);
-  const r = await httpLoad({
-    url: `https://127.0.0.1:${ctx.stack.port}/v1/screenshot`,
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-access-key': accessKey },
-    body: JSON.stringify(body),
-    connections: 32,
-    seconds: quick ? 3 : 10,
-  });
+  const r = await httpLoad(loadOptions(ctx.stack.port, accessKey, body));
   results[`load_${id}`] = r;
-  rows.push({ scenario: `(${id}) ${label}`, metric: 'requests/s', ours: round(r.requestsPerSecond, 0) });
-  rows.push({ scenario: `(${id}) ${label}`, metric: 'p99 ms', ours: round(r.p99Ms, 2) });
+  const { floor } = ctx;
+  rows.push({ scenario: `(${id}) ${label}`, metric: 'requests/s', ours: round(r.requestsPerSecond, 0), floor: floor && round(floor.requestsPerSecond, 0) });
+  rows.push({ scenario: `(${id}) ${label}`, metric: 'p99 ms', ours: round(r.p99Ms, 2), floor: floor && round(floor.p99Ms, 2) });
+}
+
+const cachedRequest = (ctx: Ctx) => ({ url: ctx.url, cache: true, cache_ttl: 3600 });
+
+/** A cache hit, checked; its body size is the floor's. */
+async function warmCache(ctx: Ctx): Promise<number> {
+  await ctx.client.call('/v1/screenshot', cachedRequest(ctx));
+  const check = await ctx.client.call('/v1/screenshot', cachedRequest(ctx));
+  if (check.headers['x-service-cache'] !== 'HIT') throw new Error(`the cache did not answer (${check.status})`);
+  return check.bytes;
+}
+
+/** The floor of (3) and (4): a bare Node HTTPS server with the stack's certificate and a cache hit's body size. */
+async function httpsFloor(ctx: Ctx) {
+  const bodyBytes = await warmCache(ctx);
+  log(`floor: bare Node HTTPS server, ${bodyBytes} bytes a response`);
+  const tls = await ensureSelfSignedCertificate(join(ctx.stack.dataDir, 'tls'));
+  const floor = await startHttpsFloor({ certFile: tls.certFile, keyFile: tls.keyFile, bodyBytes });
+  try {
+    const port = Number(new URL(floor.url).port);
+    ctx.floor = await httpLoad(loadOptions(port, ctx.stack.demo.accessKey, cachedRequest(ctx), '/'));
+  } finally {
+    await floor.close();
+  }
+  results.floor = { ...ctx.floor, bodyBytes };
+  const scenario = `(3, 4) floor: bare Node HTTPS server, ${bodyBytes} B body`;
+  rows.push({ scenario, metric: 'requests/s', ours: round(ctx.floor.requestsPerSecond, 0) });
+  rows.push({ scenario, metric: 'p99 ms', ours: round(ctx.floor.p99Ms, 2) });
 }
 
 async function cacheHits(ctx: Ctx) {
-  const cached = { url: ctx.url, cache: true, cache_ttl: 3600 };
-  await ctx.client.call('/v1/screenshot', cached);
-  const check = await ctx.client.call('/v1/screenshot', cached);
-  if (check.headers['x-service-cache'] !== 'HIT') throw new Error(`the cache did not answer (${check.status})`);
-  await load(ctx, 3, 'cache hits over HTTPS', ctx.stack.demo.accessKey, cached);
+  await warmCache(ctx);
+  await load(ctx, 3, 'cache hits over HTTPS', ctx.stack.demo.accessKey, cachedRequest(ctx));
 }
 
 async function memory(ctx: Ctx) {
@@ -149,6 +180,7 @@ try {
     try {
       await latency(ctx);
       if (want(2)) await throughput(ctx);
+      if (want(3) || want(4)) await httpsFloor(ctx);
       if (want(3)) await cacheHits(ctx);
       if (want(4)) await load(ctx, 4, 'rejected requests (bad key)', 'ak_wrong', { url });
       if (want(7)) await memory(ctx);
