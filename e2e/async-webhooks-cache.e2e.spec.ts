@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   accountsAdmin,
+  holdRoute,
   startFixtureServer,
   startTestStack,
   startWebhookReceiver,
@@ -280,6 +281,30 @@ describe('Render cache', () => {
       const usage = await admin.usage(account.accountId);
       expect(usage.used).toBe(1);
       expect(usage.remaining).toBe(usage.quota - 1);
+    });
+  });
+
+  describe('When identical cached requests arrive at once, on both edges', () => {
+    it('should render once, charge one unit, and answer every request the same bytes', async () => {
+      const account = await admin.create('scale');
+      const hold = holdRoute();
+      const path = `/cached-held-${++pages}`;
+      fixture.route(path, hold.handler);
+      const params = { url: `${fixture.origin}${path}`, cache: true, format: 'png' };
+      const answers = Array.from({ length: 6 }, (_, i) => shot(account.accessKey, params, i % 2));
+      await until(() => hold.waiting > 0, 20_000, 'the first render to reach the page');
+      // Every request is in flight by now; without one render per key each would be at the page too.
+      await new Promise((done) => setTimeout(done, 2_000));
+      expect(hold.waiting).toBe(1);
+      hold.release();
+      const responses = await Promise.all(answers);
+      for (const res of responses) expect(res.status, res.body.toString()).toBe(200);
+      expect(responses.map((r) => r.headers['x-service-cache']).sort()).toEqual(['HIT', 'HIT', 'HIT', 'HIT', 'HIT', 'MISS']);
+      for (const res of responses) expect(Buffer.compare(res.body, responses[0]!.body)).toBe(0);
+      expect(fixture.hits(path)).toBe(1);
+      await until(async () => (await admin.usage(account.accountId)).used === 1, 5_000, 'the render counted');
+      await new Promise((done) => setTimeout(done, 500));
+      expect((await admin.usage(account.accountId)).used).toBe(1);
     });
   });
 

@@ -9,7 +9,6 @@ import {
   type TextMapGetter,
   type TextMapSetter,
 } from '@opentelemetry/api';
-import { getRPCMetadata, RPCType } from '@opentelemetry/core';
 
 export { context, trace, SpanKind, SpanStatusCode, type Span, type Context };
 
@@ -22,11 +21,13 @@ export function currentTraceId(): string | undefined {
 
 /**
  * Names the HTTP server span of the current request after its route template (`POST /v1/tasks/:id`),
- * which the HTTP instrumentation cannot know: call it once the framework has matched the route.
+ * which the request listener cannot know: call it once the framework has matched the route.
  */
-export function nameHttpRoute(route: string): void {
-  const rpc = getRPCMetadata(context.active());
-  if (rpc?.type === RPCType.HTTP) rpc.route = route;
+export function nameHttpRoute(method: string, route: string): void {
+  const span = trace.getActiveSpan();
+  if (!span?.isRecording()) return;
+  span.updateName(`${method} ${route}`);
+  span.setAttribute('http.route', route);
 }
 
 /** Writes the W3C trace context of `ctx` into any header carrier through `set`. */

@@ -1,2 +1,3 @@
 export * from './context.js';
+export { traceIncomingRequests } from './http-server.js';
 export { startTelemetry, shutdownTelemetry } from './sdk.js';

@@ -18,8 +18,9 @@ const SDK_KEY = Symbol.for('app.telemetry.sdk');
 type Global = typeof globalThis & { [SDK_KEY]?: NodeSDK };
 
 /**
- * Starts the OpenTelemetry SDK for this process: HTTP and gRPC instrumentation (HTTP server spans are
- * named by route, see `nameHttpRoute`), W3C trace context propagation (the default), and an OTLP/HTTP
+ * Starts the OpenTelemetry SDK for this process: gRPC instrumentation and outgoing HTTP (a server that
+ * wants spans for the requests it serves wraps its listener in `traceIncomingRequests`, a fraction of
+ * the HTTP instrumentation's cost per request), W3C trace context propagation (the default), and an OTLP/HTTP
  * exporter when OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set, sampled as
  * OTEL_TRACES_SAMPLER says (default: every trace). Without an endpoint spans are not recorded (nothing
  * would read them), but every request still gets a trace id and the context still propagates.
@@ -46,9 +47,7 @@ export function startTelemetry(serviceName = process.env.OTEL_SERVICE_NAME ?? 'r
     spanProcessors,
     ...(sampler ? { sampler } : {}),
     instrumentations: [
-      new HttpInstrumentation({
-        ignoreIncomingRequestHook: (req) => req.url === '/healthz',
-      }),
+      new HttpInstrumentation({ disableIncomingRequestInstrumentation: true }),
       new GrpcInstrumentation(),
     ],
   });

@@ -59,7 +59,7 @@ export function buildAsyncRenders(d: {
       newId: randomUUID,
       queueWaitMs: d.config.asyncQueueWaitMs,
     }),
-    renderCached: renderCached({ renderSync: d.renderSync, cache, clock: d.clock }),
+    renderCached: renderCached({ renderSync: d.renderSync, cache, clock: d.clock, waitMarginMs: d.config.renderWaitMarginMs }),
     getRenderStatus: getRenderStatus({ statuses, clock: d.clock }),
     openResultFile: openResultFile({ files, clock: d.clock }),
     quota,

@@ -49,10 +49,26 @@ export interface CacheEntry {
   expiresUnixMs: number;
 }
 
+/** A render of a cache key in flight on some edge: the others wait for its entry until `untilUnixMs`. */
+export interface RenderClaim {
+  accountId: string;
+  untilUnixMs: number;
+  /** Tells this claim from a later one of the same key (only its owner drops it). */
+  token: string;
+}
+
 /** The render cache index: cache key -> result file. */
 export interface CacheIndex {
   get(key: string): Promise<CacheEntry | undefined>;
+  /** Writes the entry (over this edge's claim of the key, if any). */
   put(key: string, entry: CacheEntry): Promise<void>;
+  /**
+   * Claims the key for one render, across edges: true when nothing live holds it (no entry, no claim, or
+   * only expired ones); false when a live entry or another render's live claim does.
+   */
+  claim(key: string, claim: RenderClaim, nowMs: number): Promise<boolean>;
+  /** Drops this claim, its render having failed (an entry or another claim written meanwhile stays). */
+  unclaim(key: string, claim: RenderClaim): Promise<void>;
   remove(key: string): Promise<void>;
   list(): AsyncIterable<{ key: string; entry: CacheEntry }>;
 }

@@ -17,3 +17,19 @@ export function cacheKeyOf(accountId: string, operation: string, params: RenderP
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return createHash('sha256').update(JSON.stringify({ v: 1, accountId, operation, params: canonical })).digest('hex');
 }
+
+/**
+ * `cacheKeyOf`, remembered per parameters object (and account and operation): validated parameters are
+ * shared by identical requests, so a repeated request hashes nothing.
+ */
+export function rememberedCacheKeys(): typeof cacheKeyOf {
+  const byParams = new WeakMap<RenderParams, Map<string, string>>();
+  return (accountId, operation, params) => {
+    let keys = byParams.get(params);
+    if (!keys) byParams.set(params, (keys = new Map()));
+    const id = `${operation} ${accountId}`;
+    let key = keys.get(id);
+    if (key === undefined) keys.set(id, (key = cacheKeyOf(accountId, operation, params)));
+    return key;
+  };
+}

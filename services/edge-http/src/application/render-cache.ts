@@ -1,4 +1,4 @@
-import type { CacheIndex, ResultFiles, StoredFile } from './async-ports.js';
+import type { CacheIndex, RenderClaim, ResultFiles, StoredFile } from './async-ports.js';
 
 export interface CacheHit {
   file: StoredFile;
@@ -28,8 +28,12 @@ export function renderCache(deps: { index: CacheIndex; files: ResultFiles }) {
       const body = await files.read(file.objectName);
       return body ? { file, body } : undefined;
     },
+    /** Writes the entry of a finished render (over its claim). */
     remember: (key: string, accountId: string, objectName: string, expiresUnixMs: number) =>
       index.put(key, { accountId, objectName, expiresUnixMs }),
+    /** One render of the key at a time, across edges (see CacheIndex.claim). */
+    claim: (key: string, claim: RenderClaim, nowMs: number) => index.claim(key, claim, nowMs),
+    unclaim: (key: string, claim: RenderClaim) => index.unclaim(key, claim),
   };
 }
 

@@ -1,48 +1,105 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { errors } from '@app/errors';
 import type { RenderParams } from '@app/proto/render';
 import type { Operation } from '@app/render-params';
 import type { Clock } from './ports.js';
-import type { RenderCache } from './render-cache.js';
+import type { CacheHit, RenderCache } from './render-cache.js';
 import type { RenderOutcome, RenderSync } from './render-sync.js';
-import { DEFAULT_CACHE_TTL_SECONDS, cacheKeyOf } from './cache-key.js';
+import { DEFAULT_CACHE_TTL_SECONDS, rememberedCacheKeys } from './cache-key.js';
 
 /** An unguessable object name: 256 random bits (the capability of a file URL). */
 export const newFileName = () => randomBytes(32).toString('base64url');
 
 export type CachedOutcome = RenderOutcome & { cache: 'HIT' | 'MISS' };
 
+export interface CachedRenderInput {
+  accountId: string;
+  operation: Operation;
+  params: RenderParams;
+  /** Runs on a miss, before the render (the quota a hit would not have cost). */
+  beforeRender?: () => Promise<void>;
+}
+
+const asHit = (hit: CacheHit): CachedOutcome => ({
+  body: hit.body,
+  contentType: hit.file.contentType,
+  extension: hit.file.extension,
+  headers: hit.file.headers,
+  kept: { objectName: hit.file.objectName, expiresUnixMs: hit.file.expiresUnixMs },
+  cache: 'HIT',
+});
+
 /**
  * A synchronous render with `cache=true`: a live entry of this account and key answers at once (HIT);
  * otherwise the render is kept as a file for cache_ttl and indexed before the answer (MISS), so the
  * next identical request, on any edge replica, is a HIT.
+ *
+ * Identical requests in flight at once render once. On one edge they share the render in progress; across
+ * edges the first to claim the key in the index renders, and the others wait for its entry (polling every
+ * `pollMs`). Those that waited answer a HIT: no render, no quota. If the render fails, its claim is dropped
+ * and a request still waiting elsewhere claims the key and renders it itself.
  */
-export function renderCached(deps: { renderSync: RenderSync; cache: RenderCache; clock: Clock; newFileName?: () => string }) {
+export function renderCached(deps: {
+  renderSync: RenderSync;
+  cache: RenderCache;
+  clock: Clock;
+  /** Past the render's own timeout, how long a claim holds (queueing, redelivery). */
+  waitMarginMs: number;
+  pollMs?: number;
+  newFileName?: () => string;
+  newToken?: () => string;
+}) {
   const fileName = deps.newFileName ?? newFileName;
-  return async (input: {
-    accountId: string;
-    operation: Operation;
-    params: RenderParams;
-    /** Runs on a miss, before the render (the quota a hit would not have cost). */
-    beforeRender?: () => Promise<void>;
-  }): Promise<CachedOutcome> => {
-    const key = cacheKeyOf(input.accountId, input.operation, input.params);
-    const hit = await deps.cache.read(input.accountId, key, deps.clock.now().getTime());
-    if (hit) {
-      return {
-        body: hit.body,
-        contentType: hit.file.contentType,
-        extension: hit.file.extension,
-        headers: hit.file.headers,
-        kept: { objectName: hit.file.objectName, expiresUnixMs: hit.file.expiresUnixMs },
-        cache: 'HIT',
-      };
-    }
-    await input.beforeRender?.();
-    const ttlMs = (input.params.cache_ttl ?? DEFAULT_CACHE_TTL_SECONDS) * 1000;
+  const newToken = deps.newToken ?? randomUUID;
+  const pollMs = deps.pollMs ?? 50;
+  const { cache } = deps;
+  const now = () => deps.clock.now().getTime();
+  const cacheKeyOf = rememberedCacheKeys();
+  /** Renders of this edge in progress, by cache key (the key includes the account). */
+  const inFlight = new Map<string, Promise<CachedOutcome>>();
+
+  /** Claims the key and renders it, or waits for the edge that claimed it. */
+  async function renderOnce(input: CachedRenderInput, key: string): Promise<CachedOutcome> {
     const { accountId, operation, params } = input;
-    const outcome = await deps.renderSync({ accountId, operation, params, placement: { object_name: fileName(), ttl_ms: ttlMs, cache_key: key } });
-    if (outcome.kept) await deps.cache.remember(key, input.accountId, outcome.kept.objectName, outcome.kept.expiresUnixMs);
-    return { ...outcome, cache: 'MISS' };
+    const timeoutSeconds = params.timeout ?? 30;
+    const untilUnixMs = now() + timeoutSeconds * 1000 + deps.waitMarginMs;
+    for (;;) {
+      const claim = { accountId, untilUnixMs, token: newToken() };
+      if (await cache.claim(key, claim, now())) {
+        try {
+          await input.beforeRender?.();
+          const ttlMs = (params.cache_ttl ?? DEFAULT_CACHE_TTL_SECONDS) * 1000;
+          const outcome = await deps.renderSync({ accountId, operation, params, placement: { object_name: fileName(), ttl_ms: ttlMs, cache_key: key } });
+          if (outcome.kept) await cache.remember(key, accountId, outcome.kept.objectName, outcome.kept.expiresUnixMs);
+          else await cache.unclaim(key, claim);
+          return { ...outcome, cache: 'MISS' };
+        } catch (err) {
+          await cache.unclaim(key, claim).catch(() => undefined);
+          throw err;
+        }
+      }
+      // Rendered elsewhere right now: its entry answers once written.
+      await sleep(pollMs);
+      const hit = await cache.read(accountId, key, now());
+      if (hit) return asHit(hit);
+      if (now() > untilUnixMs) throw errors.renderTimeout(timeoutSeconds);
+    }
+  }
+
+  return async (input: CachedRenderInput): Promise<CachedOutcome> => {
+    const key = cacheKeyOf(input.accountId, input.operation, input.params);
+    const hit = await cache.read(input.accountId, key, now());
+    if (hit) return asHit(hit);
+    const shared = inFlight.get(key);
+    if (shared) return { ...(await shared), cache: 'HIT' };
+    const mine = renderOnce(input, key);
+    inFlight.set(key, mine);
+    try {
+      return await mine;
+    } finally {
+      inFlight.delete(key);
+    }
   };
 }
 

@@ -72,7 +72,7 @@ beforeAll(async () => {
         newId: () => `render-${++ids}`,
         queueWaitMs: 60_000,
       }),
-      renderCached: renderCached({ renderSync, cache, clock }),
+      renderCached: renderCached({ renderSync, cache, clock, waitMarginMs: 1_000 }),
       getRenderStatus: getRenderStatus({ statuses, clock }),
       openResultFile: openResultFile({ files, clock }),
       quota,

@@ -1,12 +1,14 @@
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
-import helmet from '@fastify/helmet';
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerFactory } from 'fastify';
 import { AppError } from '@app/errors';
-import { nameHttpRoute } from '@app/telemetry';
+import { nameHttpRoute, traceIncomingRequests } from '@app/telemetry';
 import type { Logger } from '@app/logging';
 import type { AuthQuota } from '../application/ports.js';
 import type { RenderSync } from '../application/render-sync.js';
 import type { AsyncHttpDeps } from './async-http-deps.js';
 import { clientErrorHandler, errorHandler, frameworkErrorHandler, notFoundHandler, requestIdOf } from './errors.js';
+import { securityHeaders } from './security-headers.js';
 import { admissionPlugin } from './plugins/admission.plugin.js';
 import { healthRoutes } from './routes/health.routes.js';
 import { renderRoutes } from './routes/render.routes.js';
@@ -30,6 +32,25 @@ export interface HttpDeps {
   tasks?: { scheduler: TaskScheduler; publicUrl?: string | undefined };
 }
 
+const UNTRACED_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz']);
+
+/**
+ * The HTTP(S) server under Fastify, with the same timeouts Fastify would give its own: each request runs
+ * inside its trace's server span (probes excepted), so X-Service-Request-Id and every downstream call
+ * carry the trace id.
+ */
+function tracedServer(tls: HttpDeps['tls']): FastifyServerFactory {
+  return (handler, options) => {
+    const listener = traceIncomingRequests<IncomingMessage, ServerResponse>(handler, { ignore: (req) => UNTRACED_PATHS.has(req.url ?? '') });
+    const server = tls ? createHttpsServer({ key: tls.key, cert: tls.cert, minVersion: 'TLSv1.2' }, listener) : createHttpServer(listener);
+    const { keepAliveTimeout, requestTimeout, connectionTimeout } = options as { keepAliveTimeout?: number; requestTimeout?: number; connectionTimeout?: number };
+    server.keepAliveTimeout = keepAliveTimeout ?? 72_000;
+    server.requestTimeout = requestTimeout ?? 0;
+    server.setTimeout(connectionTimeout ?? 0);
+    return server;
+  };
+}
+
 /** The public HTTPS API, built without listening so tests can inject(). */
 export async function buildServer(deps: HttpDeps): Promise<FastifyInstance> {
   const app = Fastify({
@@ -43,7 +64,7 @@ export async function buildServer(deps: HttpDeps): Promise<FastifyInstance> {
     // Requests arriving while the server closes are refused by the hook below, in the service's error shape.
     return503OnClosing: false,
     forceCloseConnections: 'idle',
-    ...(deps.tls ? { https: { key: deps.tls.key, cert: deps.tls.cert, minVersion: 'TLSv1.2' as const } } : {}),
+    serverFactory: tracedServer(deps.tls),
   }) as unknown as FastifyInstance;
 
   // Keep the raw body: signed POST requests are checked over the exact bytes sent.
@@ -59,24 +80,22 @@ export async function buildServer(deps: HttpDeps): Promise<FastifyInstance> {
     }
   });
 
-  await app.register(helmet, {
-    hsts: { maxAge: 31_536_000, includeSubDomains: true },
-    contentSecurityPolicy: false,
-    crossOriginResourcePolicy: false,
-  });
-  // X-Service-Request-Id is the trace id, on every response (errors included).
-  // The trace's server span takes the route's name (POST /v1/tasks/:id).
+  // Every response, errors included: the security headers (computed once) and X-Service-Request-Id,
+  // the trace id. The trace's server span takes the route's name (POST /v1/tasks/:id).
+  const security = securityHeaders();
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.routeOptions.url) nameHttpRoute(request.routeOptions.url);
-    void reply.header('x-service-request-id', requestIdOf());
+  app.addHook('onRequest', (request, reply, done) => {
+    const route = request.routeOptions.url;
+    if (route) nameHttpRoute(request.method, route);
+    void reply.headers(security).header('x-service-request-id', requestIdOf());
     if (closing) {
       void reply.header('connection', 'close');
-      throw new AppError('service_unavailable', 'This server is shutting down; retry the request.', { retryAfterSeconds: 1 });
+      return done(new AppError('service_unavailable', 'This server is shutting down; retry the request.', { retryAfterSeconds: 1 }));
     }
+    done();
   });
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);

@@ -1,5 +1,5 @@
 import type { RenderFinished, RenderJob } from '@app/proto/render';
-import type { CacheEntry, CacheIndex, JobPublisher, RenderStatusStore, ResultFiles, StoredFile } from '../application/async-ports.js';
+import type { CacheEntry, CacheIndex, RenderClaim, JobPublisher, RenderStatusStore, ResultFiles, StoredFile } from '../application/async-ports.js';
 import type { RenderRecord } from '../application/render-record.js';
 
 /** In-memory fakes of the async ports, for unit tests. */
@@ -36,12 +36,26 @@ export function fakeJobs(): JobPublisher & { submitted: RenderJob[]; announced: 
   };
 }
 
-export function fakeIndex(): CacheIndex & { entries: Map<string, CacheEntry> } {
+export function fakeIndex(): CacheIndex & { entries: Map<string, CacheEntry>; claims: Map<string, RenderClaim> } {
   const entries = new Map<string, CacheEntry>();
+  const claims = new Map<string, RenderClaim>();
   return {
     entries,
+    claims,
     get: async (k) => entries.get(k),
-    put: async (k, e) => void entries.set(k, e),
+    put: async (k, e) => {
+      claims.delete(k);
+      entries.set(k, e);
+    },
+    claim: async (k, c, now) => {
+      if ((entries.get(k)?.expiresUnixMs ?? 0) > now || (claims.get(k)?.untilUnixMs ?? 0) > now) return false;
+      entries.delete(k);
+      claims.set(k, c);
+      return true;
+    },
+    unclaim: async (k, c) => {
+      if (claims.get(k)?.token === c.token) claims.delete(k);
+    },
     remove: async (k) => void entries.delete(k),
     list: async function* () {
       for (const [key, entry] of entries) yield { key, entry };

@@ -78,10 +78,13 @@ export const admissionPlugin = fp(async (app: FastifyInstance, opts: { authQuota
     });
   });
 
-  app.addHook('onResponse', async (request, reply) => {
+  // Callback style: most responses (hits, refusals, reads) hold no reservation and cost no promise here.
+  app.addHook('onResponse', (request, reply, done) => {
     const reservationId = request.admitted?.reservationId;
-    if (!reservationId) return;
+    if (!reservationId) return done();
     const settle = reply.statusCode < 400 ? authQuota.commit : authQuota.release;
-    await settle(reservationId).catch((err: unknown) => request.log.error({ err }, 'quota settlement failed'));
+    settle(reservationId)
+      .catch((err: unknown) => request.log.error({ err }, 'quota settlement failed'))
+      .finally(() => done());
   });
 });

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ValidationError } from '@app/errors';
-import { OPERATIONS, validateRenderParams, type Operation } from '@app/render-params';
+import { OPERATIONS, type Operation } from '@app/render-params';
 import type { QuotaSettlement } from '../../application/async-ports.js';
 import type { RenderAsync } from '../../application/render-async.js';
 import type { RenderCached } from '../../application/render-cached.js';
@@ -8,6 +8,7 @@ import type { RenderOutcome, RenderSync } from '../../application/render-sync.js
 import { inputOf } from '../access-key.js';
 import { contentDisposition } from '../content-disposition.js';
 import { filesBaseUrl, reserveDeferredQuota, takeReservation } from '../reservation.js';
+import { rememberedValidation } from '../render-input.js';
 
 export interface RenderRoutesOptions {
   renderSync: RenderSync;
@@ -24,6 +25,7 @@ const unavailable = () => new AppError('service_unavailable', 'This kind of rend
 
 /** POST and GET /v1/{screenshot,pdf,scrape}: synchronous, cached, or asynchronous (202). */
 export async function renderRoutes(app: FastifyInstance, opts: RenderRoutesOptions) {
+  const validate = rememberedValidation({ maxEntries: 10_000 });
   const send = (reply: FastifyReply, outcome: RenderOutcome, attachmentName: string | undefined) => {
     void reply
       .header('content-type', outcome.contentType)
@@ -36,7 +38,7 @@ export async function renderRoutes(app: FastifyInstance, opts: RenderRoutesOptio
     const handler = async (request: FastifyRequest, reply: FastifyReply) => {
       const input = inputOf(request);
       if (!input) throw new ValidationError([{ parameter: 'body', message: 'the body must be a JSON object' }]);
-      const { params } = validateRenderParams(operation as Operation, input);
+      const { params } = validate(operation as Operation, request, input);
       const accountId = request.admitted!.account.accountId;
 
       if (params.async) {
