@@ -30,6 +30,8 @@ export const SUBJECTS = {
   schedulerTaskEvent: (kebabType: string) => `scheduler.task.${kebabType}`,
   /** A task run claimed its occurrence: the scheduler's dispatchers turn it into a render job. */
   taskRunStarted: 'scheduler.task.run-started',
+  /** A task's next occurrence is near: one scheduler replica prepares its run (message id per run). */
+  taskRunPrepare: 'scheduler.run.prepare',
 } as const;
 
 const HOUR_MS = 3_600_000;
@@ -122,6 +124,23 @@ export const SCHEDULER_RUN_DISPATCH_CONSUMER = {
   } satisfies Partial<ConsumerConfig>,
 };
 
+/**
+ * Runs to prepare ahead of their due instant, shared by every scheduler replica: each request goes to one
+ * replica, so replicas split a minute's burst between them instead of racing for every run.
+ */
+export const SCHEDULER_RUN_PREPARE_CONSUMER = {
+  stream: STREAMS.SCHEDULER.name,
+  config: {
+    durable_name: 'scheduler-run-prepare',
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    filter_subject: SUBJECTS.taskRunPrepare,
+    ack_wait: nanos(30_000),
+    max_deliver: 3,
+    max_ack_pending: 20_000,
+  } satisfies Partial<ConsumerConfig>,
+};
+
 /** Render outcomes, read by the scheduler to record its task runs (events of other origins are acked and skipped). */
 export const SCHEDULER_TASK_RUNS_CONSUMER = {
   stream: STREAMS.RENDER_EVENTS.name,
@@ -180,6 +199,7 @@ export async function ensureTopology(nc: NatsConnection): Promise<void> {
     EDGE_RENDER_EVENTS_CONSUMER,
     WEBHOOK_DELIVERIES_CONSUMER,
     SCHEDULER_RUN_DISPATCH_CONSUMER,
+    SCHEDULER_RUN_PREPARE_CONSUMER,
     SCHEDULER_TASK_RUNS_CONSUMER,
   ]) {
     await jsm.consumers.add(consumer.stream, consumer.config).catch(async (err: unknown) => {

@@ -12,6 +12,10 @@ import type { AuthQuota, Clock, RenderJobs, TargetGuard } from './application/po
 import { taskCommands } from './application/task-commands.js';
 import { dueRunRequests, type TickResult } from './application/request-due-runs.js';
 import { dispatchRun } from './application/dispatch-run.js';
+import { runPreparation } from './application/prepare-runs.js';
+import { natsRunPrepareRequests } from './adapters/nats-run-prepare-requests.js';
+import { runPrepareConsumer } from './entrypoints/nats/run-prepare.consumer.js';
+import { dueInstantTimer } from './entrypoints/cron/due-instant.timer.js';
 import { finishRun } from './application/finish-run.js';
 import { eventStoreTaskStreams } from './adapters/event-store-task-streams.js';
 import { eventStoreTaskIds } from './adapters/event-store-task-ids.js';
@@ -75,12 +79,41 @@ export async function createApp(config: SchedulerConfig, logger: Logger, o: Part
     inFlight: 256,
     onError: (err) => logger.error({ err }, 'relaying task events failed; retrying'),
   });
-  const tick = dueRunRequests({
+  const newId = o.newId ?? randomUUID;
+  const newFileName = o.newFileName ?? (() => randomBytes(32).toString('base64url'));
+  // At the due instant (and on every tick), prepared runs start: their jobs go out, then the relay.
+  const startDue = async () => {
+    const started = await preparation.startDue();
+    if (started > 0) void relay.flush().catch(() => undefined);
+    if (preparation.readyCount() > 0) timer.arm(preparation.nextDueAt());
+  };
+  const timer = dueInstantTimer({ fire: startDue, logger });
+  const preparation = runPreparation({
+    streams,
+    views,
+    authQuota,
+    jobs,
+    guard,
+    clock,
+    newId,
+    newFileName,
+    concurrency: config.dispatchConcurrency,
+    onReady: (dueAt) => timer.arm(dueAt),
+    onError: (err, taskId) => logger.error({ err, taskId }, 'starting a prepared run failed'),
+  });
+  const announce = natsRunPrepareRequests(js);
+  const dueTick = dueRunRequests({
     views,
     streams,
     clock,
+    prepareLeadMs: config.prepareLeadMs,
+    onUpcoming: announce,
     onError: (err, taskId) => logger.error({ err, taskId }, 'claiming a due run failed'),
   });
+  const tick = async () => {
+    await startDue();
+    return dueTick();
+  };
   const ticker = dueRunsTicker({
     tick,
     intervalMs: config.tickMs,
@@ -95,12 +128,13 @@ export async function createApp(config: SchedulerConfig, logger: Logger, o: Part
       jobs,
       guard,
       clock,
-      newId: o.newId ?? randomUUID,
-      newFileName: o.newFileName ?? (() => randomBytes(32).toString('base64url')),
+      newId,
+      newFileName,
     }),
     concurrency: config.dispatchConcurrency,
     logger,
   });
+  const preparer = runPrepareConsumer({ js, preparation, concurrency: config.dispatchConcurrency, logger });
   const outcomes = taskRunsConsumer({ js, finish: finishRun({ streams, authQuota, clock }), concurrency: config.concurrency, logger });
 
   let grpc: GrpcServer | undefined;
@@ -115,6 +149,7 @@ export async function createApp(config: SchedulerConfig, logger: Logger, o: Part
       await views.catchUp();
       relay.start();
       dispatcher.start();
+      if (config.prepareLeadMs > 0) preparer.start();
       outcomes.start();
       if (config.tickMs > 0) ticker.start();
       grpc = await startGrpcServer(config.grpcAddress, [
@@ -133,7 +168,10 @@ export async function createApp(config: SchedulerConfig, logger: Logger, o: Part
       health?.setDraining();
       await ticker.stop();
       await grpc?.stop();
-      await Promise.all([dispatcher.stop(), outcomes.stop()]);
+      await Promise.all([dispatcher.stop(), preparer.stop(), outcomes.stop()]);
+      timer.stop();
+      // Runs prepared here and not started go back to the due-time path (of any replica).
+      await preparation.cancelAll();
       await relay.stop();
       await relay.flush().catch(() => undefined);
       authQuota.close?.();

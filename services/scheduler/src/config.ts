@@ -25,6 +25,11 @@ const schema = z.object({
    * can start thousands of runs together (bounded by the dispatch consumer's max_ack_pending).
    */
   SCHEDULER_DISPATCH_CONCURRENCY: envInt(256, 1, 1_000),
+  /**
+   * How long before its due instant a run is prepared (checked, admitted, claimed), so that the instant
+   * itself only publishes its job; 0 prepares nothing (every run is claimed and dispatched when due).
+   */
+  SCHEDULER_PREPARE_LEAD_MS: envInt(20_000, 0, 300_000),
   /** Runs kept per task in the run history. */
   SCHEDULER_RUN_HISTORY_LIMIT: envInt(1_000, 1, 100_000),
   /** A task stream gets a snapshot every this many events (a task running every minute writes ~4,300 a day). */
@@ -46,6 +51,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env) {
     outboxIntervalMs: c.SCHEDULER_OUTBOX_INTERVAL_MS,
     concurrency: c.SCHEDULER_CONCURRENCY,
     dispatchConcurrency: c.SCHEDULER_DISPATCH_CONCURRENCY,
+    prepareLeadMs: c.SCHEDULER_PREPARE_LEAD_MS,
     runHistoryLimit: c.SCHEDULER_RUN_HISTORY_LIMIT,
     snapshotEvery: c.SCHEDULER_SNAPSHOT_EVERY,
   };

@@ -7,7 +7,7 @@ import { taskStreamId, type Task, type TaskEvent } from '../domain/task/task.js'
 import type { TaskChange, TaskStreams } from '../application/ports.js';
 
 /** Bump when the shape of `Task` changes: older snapshots are then ignored and the stream is folded from 1. */
-const SNAPSHOT_SCHEMA = 1;
+const SNAPSHOT_SCHEMA = 2;
 
 export interface TaskStreamsOptions {
   /** Save a snapshot once this many events were appended since the last one. */

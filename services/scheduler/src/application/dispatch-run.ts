@@ -30,7 +30,8 @@ const runError = (err: unknown): RunError =>
 /** How long the result file of a run is kept (decisions: async results without a cache TTL live 24 hours). */
 export const RESULT_TTL_MS = 24 * 3_600_000;
 
-function renderJob(task: ActiveTask, runId: string, ids: { jobId: string; fileName: string }, params: RenderParams, now: number): RenderJob {
+/** The render job of a task's run, stamped `now` (its creation; the deadline counts from it). */
+export function renderJob(task: ActiveTask, runId: string, ids: { jobId: string; fileName: string }, params: RenderParams, now: number): RenderJob {
   return {
     job_id: ids.jobId,
     account_id: task.accountId,

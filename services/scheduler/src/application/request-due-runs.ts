@@ -36,9 +36,16 @@ export function dueRunRequests(deps: {
   views: TaskViews;
   streams: TaskStreams;
   clock: Clock;
+  /** How long before its due instant a run is prepared (0: never; every run takes the due-time path). */
+  prepareLeadMs?: number;
+  /** Occurrences that came within the lead, once each (their runs are to be prepared). */
+  onUpcoming?: (runs: { taskId: number; dueAt: number }[]) => Promise<void>;
   onError?: (err: unknown, taskId: number) => void;
 }) {
   const { views, streams, clock } = deps;
+  const leadMs = deps.prepareLeadMs ?? 0;
+  /** The occurrence each task was last announced for (so it is announced once). */
+  const announced = new Map<number, number>();
   /** Next occurrence per task, recomputed whenever the task's stream moves. */
   const nextDue = new Map<number, { version: number; at: number | undefined }>();
   const next = cachedNextOccurrence();
@@ -49,6 +56,7 @@ export function dueRunRequests(deps: {
     await views.catchUp();
     const now = clock.now().getTime();
     const due: { taskId: number; dueAt: number }[] = [];
+    const upcoming: { taskId: number; dueAt: number }[] = [];
     const live = new Set<number>();
     for (const task of views.schedulable()) {
       live.add(task.id);
@@ -57,7 +65,14 @@ export function dueRunRequests(deps: {
         entry = { version: task.version, at: next(task.crontab, task.timezone, since(task)) };
         nextDue.set(task.id, entry);
       }
-      if (entry.at === undefined || entry.at > now) continue;
+      if (entry.at === undefined) continue;
+      if (entry.at > now) {
+        if (entry.at <= now + leadMs && announced.get(task.id) !== entry.at) {
+          announced.set(task.id, entry.at);
+          upcoming.push({ taskId: task.id, dueAt: entry.at });
+        }
+        continue;
+      }
       const dueAt = dueOccurrence({
         crontab: task.crontab,
         timeZone: task.timezone,
@@ -74,6 +89,8 @@ export function dueRunRequests(deps: {
       due.push({ taskId: task.id, dueAt });
     }
     for (const id of nextDue.keys()) if (!live.has(id)) nextDue.delete(id);
+    for (const id of announced.keys()) if (!live.has(id)) announced.delete(id);
+    if (upcoming.length > 0) await deps.onUpcoming?.(upcoming).catch((err: unknown) => deps.onError?.(err, upcoming[0]!.taskId));
 
     const result: TickResult = { started: 0, alreadyClaimed: 0 };
     await forEachBounded(due, CLAIM_CONCURRENCY, async ({ taskId, dueAt }) => {

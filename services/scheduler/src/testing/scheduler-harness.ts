@@ -24,6 +24,8 @@ export async function startSchedulerHarness(env: NodeJS.ProcessEnv = {}) {
     SCHEDULER_HEALTH_PORT: '0',
     SCHEDULER_TICK_MS: '0',
     SCHEDULER_OUTBOX_INTERVAL_MS: '50',
+    // Runs are claimed when due unless a test turns preparation on.
+    SCHEDULER_PREPARE_LEAD_MS: '0',
     ALLOW_PRIVATE_TARGETS: '1',
     ...env,
   });

@@ -1,5 +1,5 @@
 import { AppError } from '@app/errors';
-import type { ActiveTask, OpenRun, Task, TaskCommand, TaskDefinition, TaskEvent } from './task.js';
+import type { ActiveTask, OpenRun, PreparedRun, Task, TaskCommand, TaskDefinition, TaskEvent } from './task.js';
 
 /** Unfinished runs older than this are dropped from the state (their render outcome never came back). */
 export const STALE_OPEN_RUN_MS = 24 * 3_600_000;
@@ -12,7 +12,7 @@ export const taskNotFound = (taskId: number | string) => new AppError('task_not_
 
 export const initialState = (): Task => ({ status: 'Absent' });
 
-const withoutRun = (runs: Record<string, OpenRun>, runId: string): Record<string, OpenRun> => {
+const withoutRun = <R>(runs: Record<string, R>, runId: string): Record<string, R> => {
   const { [runId]: _removed, ...rest } = runs;
   return rest;
 };
@@ -37,6 +37,7 @@ export function evolve(state: Task, event: TaskEvent): Task {
         runs: 0,
         lastRunAt: null,
         openRuns: {},
+        preparedRuns: {},
       };
     }
     case 'TaskUpdated': {
@@ -57,15 +58,30 @@ export function evolve(state: Task, event: TaskEvent): Task {
       return state.status === 'Active'
         ? { status: 'Deleted', taskId: state.taskId, accountId: state.accountId, openRuns: state.openRuns }
         : state;
+    case 'TaskRunPrepared': {
+      if (state.status !== 'Active') return state;
+      const { runId, dueAt, jobId, fileName, reservationId, preparedAt } = event.data;
+      const prepared: PreparedRun = { dueAt, jobId, fileName, preparedAt, previousDueAt: state.lastDueAt, ...(reservationId ? { reservationId } : {}) };
+      return { ...state, lastDueAt: dueAt, preparedRuns: { ...(state.preparedRuns ?? {}), [runId]: prepared } };
+    }
+    case 'TaskRunCancelled': {
+      if (state.status !== 'Active') return state;
+      // The occurrence is free again (a changed task runs it the usual way; a disabled one never does).
+      return { ...state, lastDueAt: event.data.lastDueAt, preparedRuns: withoutRun(state.preparedRuns ?? {}, event.data.runId) };
+    }
     case 'TaskRunStarted': {
       if (state.status !== 'Active') return state;
-      const { runId, dueAt, startedAt } = event.data;
+      const { runId, dueAt, startedAt, jobId, fileName, reservationId } = event.data;
+      const open: OpenRun = jobId
+        ? { dueAt, startedAt, jobId, dispatchedAt: startedAt, ...(fileName ? { fileName } : {}), ...(reservationId ? { reservationId } : {}) }
+        : { dueAt, startedAt };
       return {
         ...state,
-        lastDueAt: dueAt,
+        lastDueAt: Math.max(dueAt, state.lastDueAt ?? dueAt),
         runs: state.runs + 1,
         lastRunAt: startedAt,
-        openRuns: { ...withoutStaleRuns(state.openRuns, startedAt), [runId]: { dueAt, startedAt } },
+        openRuns: { ...withoutStaleRuns(state.openRuns, startedAt), [runId]: open },
+        preparedRuns: withoutRun(state.preparedRuns ?? {}, runId),
       };
     }
     case 'TaskRunDispatched': {
@@ -135,6 +151,34 @@ export function decide(command: TaskCommand, state: Task): TaskEvent[] {
       if (state.status !== 'Active' || !state.enabled) return [];
       if (dueAt <= state.scheduleSince || (state.lastDueAt !== null && dueAt <= state.lastDueAt)) return [];
       return [{ type: 'TaskRunStarted', data: { taskId: state.taskId, runId, dueAt, startedAt: now } }];
+    }
+    case 'PrepareRun': {
+      const { runId, dueAt, jobId, fileName, reservationId } = command.data;
+      if (state.status !== 'Active' || !state.enabled) return [];
+      if (dueAt <= state.scheduleSince || (state.lastDueAt !== null && dueAt <= state.lastDueAt)) return [];
+      return [
+        {
+          type: 'TaskRunPrepared',
+          data: { taskId: state.taskId, runId, dueAt, jobId, fileName, ...(reservationId ? { reservationId } : {}), preparedAt: now },
+        },
+      ];
+    }
+    case 'StartPreparedRun': {
+      // Its job is out already: the run started, even if the task was disabled a moment ago.
+      if (state.status !== 'Active') return [];
+      const { runId } = command.data;
+      const prepared = state.preparedRuns?.[runId];
+      if (!prepared) return [];
+      const { dueAt, jobId, fileName, reservationId } = prepared;
+      return [{ type: 'TaskRunStarted', data: { taskId: state.taskId, runId, dueAt, startedAt: now, jobId, fileName, ...(reservationId ? { reservationId } : {}) } }];
+    }
+    case 'CancelPreparedRun': {
+      if (state.status !== 'Active') return [];
+      const { runId } = command.data;
+      const prepared = state.preparedRuns?.[runId];
+      if (!prepared) return [];
+      const lastDueAt = state.lastDueAt === prepared.dueAt ? prepared.previousDueAt : state.lastDueAt;
+      return [{ type: 'TaskRunCancelled', data: { taskId: state.taskId, runId, cancelledAt: now, lastDueAt } }];
     }
     case 'DispatchRun': {
       // Deleting a task stops it at once: a run not yet handed to the renderers never is.

@@ -51,10 +51,29 @@ export type TaskUpdated = {
 export type TaskEnabled = { type: 'TaskEnabled'; data: { taskId: number; enabledAt: number } };
 export type TaskDisabled = { type: 'TaskDisabled'; data: { taskId: number; disabledAt: number } };
 export type TaskDeleted = { type: 'TaskDeleted'; data: { taskId: number; deletedAt: number } };
-/** The run claimed its occurrence: it has started (counted in `runs`; `last_run` is its start). */
+/**
+ * A run prepared ahead of its due instant: its occurrence is claimed and admitted (quota reserved), its job
+ * is ready. It is not a run yet: it starts when its job is published at the due instant, or is cancelled.
+ */
+export type TaskRunPrepared = {
+  type: 'TaskRunPrepared';
+  data: { taskId: number; runId: string; dueAt: number; jobId: string; fileName: string; reservationId?: string; preparedAt: number };
+};
+/**
+ * A prepared run that never started (its task was disabled or changed in the lead time). Its occurrence is
+ * claimable again: `lastDueAt` is the last claimed occurrence once it is cancelled.
+ */
+export type TaskRunCancelled = {
+  type: 'TaskRunCancelled';
+  data: { taskId: number; runId: string; cancelledAt: number; lastDueAt: number | null };
+};
+/**
+ * The run claimed its occurrence: it has started (counted in `runs`; `last_run` is its start). A prepared
+ * run starts with its job already published: `jobId` is set.
+ */
 export type TaskRunStarted = {
   type: 'TaskRunStarted';
-  data: { taskId: number; runId: string; dueAt: number; startedAt: number };
+  data: { taskId: number; runId: string; dueAt: number; startedAt: number; jobId?: string; fileName?: string; reservationId?: string };
 };
 /** The run was admitted (quota reserved) and its render job handed to the renderers. */
 export type TaskRunDispatched = {
@@ -72,6 +91,8 @@ export type TaskEvent =
   | TaskEnabled
   | TaskDisabled
   | TaskDeleted
+  | TaskRunPrepared
+  | TaskRunCancelled
   | TaskRunStarted
   | TaskRunDispatched
   | TaskRunFinished;
@@ -82,6 +103,8 @@ export const TASK_EVENT_TYPES: ReadonlySet<string> = new Set<TaskEvent['type']>(
   'TaskEnabled',
   'TaskDisabled',
   'TaskDeleted',
+  'TaskRunPrepared',
+  'TaskRunCancelled',
   'TaskRunStarted',
   'TaskRunDispatched',
   'TaskRunFinished',
@@ -106,6 +129,14 @@ export type UpdateTask = {
 };
 export type DeleteTask = { type: 'DeleteTask'; data: { taskId: number; accountId: string }; metadata: CommandMetadata };
 export type StartRun = { type: 'StartRun'; data: { runId: string; dueAt: number }; metadata: CommandMetadata };
+export type PrepareRun = {
+  type: 'PrepareRun';
+  data: { runId: string; dueAt: number; jobId: string; fileName: string; reservationId?: string };
+  metadata: CommandMetadata;
+};
+/** The prepared run's job was published at its due instant: it has started. */
+export type StartPreparedRun = { type: 'StartPreparedRun'; data: { runId: string }; metadata: CommandMetadata };
+export type CancelPreparedRun = { type: 'CancelPreparedRun'; data: { runId: string }; metadata: CommandMetadata };
 export type DispatchRun = {
   type: 'DispatchRun';
   data: { runId: string; jobId: string; fileName: string; reservationId?: string };
@@ -117,7 +148,16 @@ export type FinishRun = {
   metadata: CommandMetadata;
 };
 
-export type TaskCommand = CreateTask | UpdateTask | DeleteTask | StartRun | DispatchRun | FinishRun;
+export type TaskCommand =
+  | CreateTask
+  | UpdateTask
+  | DeleteTask
+  | StartRun
+  | PrepareRun
+  | StartPreparedRun
+  | CancelPreparedRun
+  | DispatchRun
+  | FinishRun;
 
 // ---- State --------------------------------------------------------------------------------------------
 
@@ -130,6 +170,17 @@ export interface OpenRun {
   fileName?: string;
   reservationId?: string;
   dispatchedAt?: number;
+}
+
+/** A run prepared ahead of its due instant, not started yet. */
+export interface PreparedRun {
+  dueAt: number;
+  jobId: string;
+  fileName: string;
+  reservationId?: string;
+  preparedAt: number;
+  /** The last claimed occurrence before this one: claimable again if the run is cancelled. */
+  previousDueAt: number | null;
 }
 
 export interface ActiveTask {
@@ -148,6 +199,7 @@ export interface ActiveTask {
   runs: number;
   lastRunAt: number | null;
   openRuns: Record<string, OpenRun>;
+  preparedRuns: Record<string, PreparedRun>;
 }
 
 /** A deleted task keeps its unfinished runs, so their quota reservations can still be settled. */

@@ -20,14 +20,17 @@ export function runDispatchConsumer(deps: { js: JetStreamClient; dispatch: Dispa
     async handle(msg) {
       let taskId: number | undefined;
       let runId: unknown;
+      let jobId: unknown;
       try {
         const event = TaskEventMessage.decode(msg.data);
         taskId = taskIdOfStream(event.stream_id);
-        runId = (JSON.parse(event.data_json) as { runId?: unknown }).runId;
+        ({ runId, jobId } = JSON.parse(event.data_json) as { runId?: unknown; jobId?: unknown });
       } catch (err) {
         logger.error({ err }, 'undecodable task event: dropped');
       }
       if (taskId === undefined || typeof runId !== 'string') return term;
+      // A prepared run starts with its job published: nothing is left to dispatch.
+      if (typeof jobId === 'string') return ack;
       const isLast = msg.info.deliveryCount >= config.max_deliver;
       const disposition = await deps.dispatch({ taskId, runId }, { isLast });
       return disposition.kind === 'retry' ? nak(disposition.delayMs) : ack;

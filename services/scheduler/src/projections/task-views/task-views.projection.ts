@@ -73,8 +73,12 @@ export function evolveTaskView(view: TaskView | null, event: VersionedTaskEvent)
       return view && { ...view, enabled: false, version };
     case 'TaskDeleted':
       return null;
+    case 'TaskRunPrepared':
+      return view && { ...view, lastDueAt: event.data.dueAt, version };
+    case 'TaskRunCancelled':
+      return view && { ...view, lastDueAt: event.data.lastDueAt, version };
     case 'TaskRunStarted':
-      return view && { ...view, runs: view.runs + 1, lastRun: event.data.startedAt, lastDueAt: event.data.dueAt, version };
+      return view && { ...view, runs: view.runs + 1, lastRun: event.data.startedAt, lastDueAt: Math.max(event.data.dueAt, view.lastDueAt ?? 0), version };
     case 'TaskRunDispatched':
     case 'TaskRunFinished':
       return view && { ...view, version };

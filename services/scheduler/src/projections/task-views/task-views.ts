@@ -11,6 +11,8 @@ export interface TaskViews {
   /** Applies every event committed so far (by any replica); concurrent callers share one read. */
   catchUp(): Promise<void>;
   get(accountId: string, taskId: number): TaskView | undefined;
+  /** The task whoever owns it (internal use: the scheduler's own checks). */
+  byId(taskId: number): TaskView | undefined;
   list(accountId: string): TaskView[];
   /** Newest first; undefined when the task is not the account's. */
   runs(accountId: string, taskId: number): RunView[] | undefined;
@@ -85,6 +87,7 @@ export function taskViews(store: EventStore, opts: { runHistoryLimit: number }):
   return {
     catchUp,
     get: owned,
+    byId: (taskId) => tasks.get(taskId),
     list: (accountId) => [...tasks.values()].filter((t) => t.accountId === accountId).sort((a, b) => a.id - b.id),
     runs: (accountId, taskId) => (owned(accountId, taskId) ? [...(histories.get(taskId) ?? [])].reverse() : undefined),
     schedulable: () => [...tasks.values()].filter((t) => t.enabled),

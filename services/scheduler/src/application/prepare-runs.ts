@@ -1,0 +1,173 @@
+import type { RenderJob } from '@app/proto/render';
+import { decide } from '../domain/task/task.decider.js';
+import { runIdOf, type ActiveTask } from '../domain/task/task.js';
+import { boundedMemo } from '../bounded-memo.js';
+import type { TaskView, TaskViews } from '../projections/task-views/task-views.js';
+import type { AuthQuota, Clock, RenderJobs, TargetGuard, TaskStreams } from './ports.js';
+import { renderJob } from './dispatch-run.js';
+import { checkTaskQuery, renderFeatures } from './task-query.js';
+
+/** A run ready to start: its job goes out at the due instant unless its task changed meanwhile. */
+interface ReadyRun {
+  taskId: number;
+  runId: string;
+  dueAt: number;
+  job: RenderJob;
+  reservationId?: string;
+  /** What the job was built from: a task that no longer matches it is not run from it. */
+  definition: string;
+}
+
+const definitionOf = (t: Pick<TaskView, 'api' | 'query' | 'crontab' | 'timezone'>) => `${t.api}\n${t.query}\n${t.crontab}\n${t.timezone}`;
+
+async function forEachBounded<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+/**
+ * Runs prepared ahead of their due instant, so that the instant itself costs one publish per run.
+ *
+ * `prepare` (one replica per run, from the shared prepare consumer) does in the lead time what a run
+ * needs before its job: the query checked with its operation's rules, the page with the SSRF policy, the
+ * account admitted by auth-quota (one unit reserved), and the occurrence claimed in the task's stream
+ * (`TaskRunPrepared`, at the version read: one claim per occurrence across replicas). A run that cannot be
+ * prepared (a refusal, an unreachable service) is left to the due-time path, which records its failure.
+ *
+ * `startDue` (at the due instant) publishes the jobs of the runs due, then records them started. A run
+ * whose task was disabled, deleted or changed in the lead time is cancelled instead: its job is never
+ * published and its reservation is released, so quota is charged only for renders that start (a changed
+ * task's occurrence is claimable again and runs the usual way, with its new definition).
+ */
+export function runPreparation(deps: {
+  streams: TaskStreams;
+  views: TaskViews;
+  authQuota: AuthQuota;
+  jobs: RenderJobs;
+  guard: TargetGuard;
+  clock: Clock;
+  newId: () => string;
+  newFileName: () => string;
+  /** Publishes and records at once, at most. */
+  concurrency: number;
+  /** A new earliest due instant among the ready runs (the caller arms a timer for it). */
+  onReady?: (dueAt: number) => void;
+  onError?: (err: unknown, taskId: number) => void;
+}) {
+  const { streams, views, authQuota, jobs, guard, clock } = deps;
+  const checkQuery = boundedMemo(checkTaskQuery, (api, query) => `${api} ${query}`);
+  const ready = new Map<string, ReadyRun>();
+  const now = () => clock.now().getTime();
+
+  const release = (reservationId: string | undefined) => (reservationId ? authQuota.release(reservationId).catch(() => undefined) : undefined);
+
+  async function prepare(request: { taskId: number; dueAt: number }): Promise<void> {
+    const { taskId, dueAt } = request;
+    const runId = runIdOf(taskId, dueAt);
+    if (ready.has(runId) || dueAt <= now()) return;
+    const { state } = await streams.load(taskId);
+    if (state.status !== 'Active' || !state.enabled || (state.lastDueAt !== null && dueAt <= state.lastDueAt)) return;
+    const checked = checkQuery(state.definition.api, state.definition.query);
+    if (!checked.params) return;
+    const { params } = checked;
+    try {
+      if (params.url) await guard.check(params.url, 'url');
+    } catch {
+      return;
+    }
+    let reservationId: string | undefined;
+    try {
+      ({ reservationId } = await authQuota.admitRun({ accountId: state.accountId, features: ['tasks', ...renderFeatures(params)] }));
+    } catch {
+      return;
+    }
+    const ids = { jobId: deps.newId(), fileName: deps.newFileName() };
+    let change;
+    try {
+      change = await streams.change(taskId, (current) =>
+        decide({ type: 'PrepareRun', data: { runId, dueAt, ...ids, reservationId }, metadata: { now: now() } }, current),
+      );
+    } catch (err) {
+      await release(reservationId);
+      throw err;
+    }
+    if (change.events.length === 0) {
+      // Claimed meanwhile (by the due-time path) or disabled: this reservation is not needed.
+      await release(reservationId);
+      return;
+    }
+    const task = change.after as ActiveTask;
+    // The job is stamped with its due instant, the moment it will be published.
+    const job = renderJob(task, runId, ids, params, dueAt);
+    ready.set(runId, { taskId, runId, dueAt, job, definition: definitionOf({ ...task.definition }), ...(reservationId ? { reservationId } : {}) });
+    deps.onReady?.(dueAt);
+  }
+
+  async function cancel(run: ReadyRun): Promise<void> {
+    await streams.change(run.taskId, (current) => decide({ type: 'CancelPreparedRun', data: { runId: run.runId }, metadata: { now: now() } }, current));
+    await release(run.reservationId);
+  }
+
+  /** Starts every ready run that is due; returns how many started. */
+  async function startDue(): Promise<number> {
+    const at = now();
+    const due = [...ready.values()].filter((r) => r.dueAt <= at);
+    if (due.length === 0) return 0;
+    for (const r of due) ready.delete(r.runId);
+    await views.catchUp();
+    const starting: ReadyRun[] = [];
+    const cancelled: ReadyRun[] = [];
+    for (const r of due) {
+      const view = views.byId(r.taskId);
+      (view && view.enabled && definitionOf(view) === r.definition ? starting : cancelled).push(r);
+    }
+    // The jobs first, all of them: recording the starts is not on the way to the renderers.
+    const published: ReadyRun[] = [];
+    await forEachBounded(starting, deps.concurrency, async (r) => {
+      try {
+        await jobs.publish(r.job);
+        published.push(r);
+      } catch (err) {
+        deps.onError?.(err, r.taskId);
+        cancelled.push(r);
+      }
+    });
+    await forEachBounded(published, deps.concurrency, async (r) => {
+      try {
+        await streams.change(r.taskId, (current) => decide({ type: 'StartPreparedRun', data: { runId: r.runId }, metadata: { now: now() } }, current));
+      } catch (err) {
+        deps.onError?.(err, r.taskId);
+      }
+    });
+    await forEachBounded(cancelled, deps.concurrency, async (r) => {
+      try {
+        await cancel(r);
+      } catch (err) {
+        deps.onError?.(err, r.taskId);
+      }
+    });
+    return published.length;
+  }
+
+  /** Gives every ready run back (stopping): cancelled and released, so the due-time path of any replica runs it. */
+  async function cancelAll(): Promise<void> {
+    const all = [...ready.values()];
+    ready.clear();
+    await forEachBounded(all, deps.concurrency, (r) => cancel(r).catch((err: unknown) => deps.onError?.(err, r.taskId)));
+  }
+
+  return {
+    prepare,
+    startDue,
+    cancelAll,
+    /** The earliest due instant among the ready runs. */
+    nextDueAt: () => Math.min(...[...ready.values()].map((r) => r.dueAt)),
+    /** Ready runs not started yet (stopping releases nothing: they stay claimed in the store). */
+    readyCount: () => ready.size,
+  };
+}
+
+export type RunPreparation = ReturnType<typeof runPreparation>;
