@@ -10,15 +10,17 @@ import type { AuthQuota, Clock, TaskStreams } from './ports.js';
 export function finishRun(deps: { streams: TaskStreams; authQuota: AuthQuota; clock: Clock }) {
   const { streams, authQuota, clock } = deps;
 
-  return async (finished: RenderFinished): Promise<void> => {
-    if (finished.origin !== 'task' || !finished.task_id || !finished.run_id) return;
+  /** 'not-started': a prepared run whose start is not recorded yet (its job went out first): try again later. */
+  return async (finished: RenderFinished): Promise<'done' | 'not-started'> => {
+    if (finished.origin !== 'task' || !finished.task_id || !finished.run_id) return 'done';
     const taskId = Number(finished.task_id);
-    if (!Number.isSafeInteger(taskId) || taskId < 1) return;
+    if (!Number.isSafeInteger(taskId) || taskId < 1) return 'done';
     const runId = finished.run_id;
     const { state } = await streams.load(taskId);
-    if (state.status === 'Absent') return;
+    if (state.status === 'Absent') return 'done';
     const open = state.openRuns[runId];
-    if (!open || (open.jobId && open.jobId !== finished.job_id)) return;
+    if (!open && state.status === 'Active' && state.preparedRuns?.[runId]?.jobId === finished.job_id) return 'not-started';
+    if (!open || (open.jobId && open.jobId !== finished.job_id)) return 'done';
 
     const succeeded = finished.status === 'succeeded' && finished.result !== undefined;
     if (open.reservationId) await (succeeded ? authQuota.commit : authQuota.release)(open.reservationId);
@@ -39,6 +41,7 @@ export function finishRun(deps: { streams: TaskStreams; authQuota: AuthQuota; cl
         current,
       ),
     );
+    return 'done';
   };
 }
 

@@ -180,4 +180,48 @@ describe('Task', () => {
       expect(state.status === 'Active' && Object.keys(state.openRuns)).toEqual([`7-${later / 1000}`]);
     });
   });
+
+  describe('When a run is prepared ahead of its due instant', () => {
+    const runId = `7-${dueAt / 1000}`;
+    const prepareRun = (due = dueAt, now = due - 15_000): TaskCommand => ({
+      type: 'PrepareRun',
+      data: { runId: `7-${due / 1000}`, dueAt: due, jobId: 'job-1', fileName: 'f'.repeat(43), reservationId: 'res-1' },
+      metadata: { now },
+    });
+    const prepared: TaskEvent = {
+      type: 'TaskRunPrepared',
+      data: { taskId: 7, runId, dueAt, jobId: 'job-1', fileName: 'f'.repeat(43), reservationId: 'res-1', preparedAt: dueAt - 15_000 },
+    };
+
+    it('should claim its occurrence, so the due-time path never starts it again', () => {
+      given([created]).when(prepareRun()).then([prepared]);
+      given([created, prepared]).when(startRun(dueAt)).then([]);
+      given([created, prepared]).when(prepareRun()).then([]);
+    });
+
+    it('should not prepare a run of a disabled task', () => {
+      given([created, { type: 'TaskDisabled', data: { taskId: 7, disabledAt: T0 + 1 } }]).when(prepareRun()).then([]);
+    });
+
+    it('should start it with its job, counted as a run that is already dispatched', () => {
+      given([created, prepared])
+        .when({ type: 'StartPreparedRun', data: { runId }, metadata: { now: dueAt + 40 } })
+        .then([
+          {
+            type: 'TaskRunStarted',
+            data: { taskId: 7, runId, dueAt, startedAt: dueAt + 40, jobId: 'job-1', fileName: 'f'.repeat(43), reservationId: 'res-1' },
+          },
+        ]);
+      const state = [created, prepared].reduce(evolve, initialState());
+      const after = decide({ type: 'StartPreparedRun', data: { runId }, metadata: { now: dueAt + 40 } }, state).reduce(evolve, state);
+      expect(after).toMatchObject({ runs: 1, lastRunAt: dueAt + 40, openRuns: { [runId]: { jobId: 'job-1', reservationId: 'res-1' } }, preparedRuns: {} });
+    });
+
+    it('should cancel it and free its occurrence for the due-time path', () => {
+      const cancelled: TaskEvent = { type: 'TaskRunCancelled', data: { taskId: 7, runId, cancelledAt: dueAt - 5_000, lastDueAt: null } };
+      given([created, prepared]).when({ type: 'CancelPreparedRun', data: { runId }, metadata: { now: dueAt - 5_000 } }).then([cancelled]);
+      given([created, prepared, cancelled]).when(startRun(dueAt)).then([started(dueAt)]);
+      given([created, prepared, cancelled]).when({ type: 'StartPreparedRun', data: { runId }, metadata: { now: dueAt } }).then([]);
+    });
+  });
 });

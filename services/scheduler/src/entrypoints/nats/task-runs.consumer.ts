@@ -1,4 +1,4 @@
-import { SCHEDULER_TASK_RUNS_CONSUMER, ack, pullWorkers, term, type JetStreamClient } from '@app/messaging';
+import { SCHEDULER_TASK_RUNS_CONSUMER, ack, nak, pullWorkers, term, type JetStreamClient } from '@app/messaging';
 import type { Logger } from '@app/logging';
 import { RenderFinished } from '@app/proto/render';
 import type { FinishRun } from '../../application/finish-run.js';
@@ -21,8 +21,8 @@ export function taskRunsConsumer(deps: { js: JetStreamClient; finish: FinishRun;
         deps.logger.error({ err }, 'undecodable render outcome: dropped');
         return term;
       }
-      await deps.finish(finished);
-      return ack;
+      // A prepared run's render may finish before its start is recorded: it is recorded a moment later.
+      return (await deps.finish(finished)) === 'not-started' ? nak(500) : ack;
     },
   });
 }
