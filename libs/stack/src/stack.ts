@@ -21,6 +21,8 @@ export interface StackOptions {
   renderers?: number;
   /** edge-http replicas; the first listens on `port`, the others on free ports. */
   edges?: number;
+  /** scheduler replicas on the same event store; the edges call the first. */
+  schedulers?: number;
   /** Extra environment for every service (ALLOW_PRIVATE_TARGETS, OTEL_*, plan limits...). */
   env?: NodeJS.ProcessEnv;
   demoKeys?: Partial<DemoKeys>;
@@ -126,8 +128,12 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     };
 
     await launch('auth-quota');
+    const extraSchedulers = Array.from({ length: Math.max(0, (opts.schedulers ?? 1) - 1) }, async (_, i) =>
+      launch('scheduler', { SCHEDULER_GRPC_ADDR: `127.0.0.1:${await freePort()}` }, i + 1),
+    );
     await Promise.all([
       launch('scheduler'),
+      ...extraSchedulers,
       launch('webhook-dispatcher'),
       ...Array.from({ length: opts.renderers ?? 1 }, () => launch('renderer')),
     ]);
