@@ -88,15 +88,10 @@ export async function createApp(config: SchedulerConfig, logger: Logger, o: Part
     if (preparation.readyCount() > 0) timer.arm(preparation.nextDueAt());
   };
   const timer = dueInstantTimer({ fire: startDue, logger });
+  const runDeps = { streams, authQuota, jobs, guard, clock, newId, newFileName };
   const preparation = runPreparation({
-    streams,
+    ...runDeps,
     views,
-    authQuota,
-    jobs,
-    guard,
-    clock,
-    newId,
-    newFileName,
     concurrency: config.dispatchConcurrency,
     onReady: (dueAt) => timer.arm(dueAt),
     onError: (err, taskId) => logger.error({ err, taskId }, 'starting a prepared run failed'),
@@ -122,15 +117,7 @@ export async function createApp(config: SchedulerConfig, logger: Logger, o: Part
   });
   const dispatcher = runDispatchConsumer({
     js,
-    dispatch: dispatchRun({
-      streams,
-      authQuota,
-      jobs,
-      guard,
-      clock,
-      newId,
-      newFileName,
-    }),
+    dispatch: dispatchRun(runDeps),
     concurrency: config.dispatchConcurrency,
     logger,
   });

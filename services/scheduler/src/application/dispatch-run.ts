@@ -48,13 +48,8 @@ export function renderJob(task: ActiveTask, runId: string, ids: { jobId: string;
   };
 }
 
-/**
- * Turns a started run into a render job through the same path as an API call: the query is validated with
- * the operation's rules, the target with the SSRF policy, the account admitted by auth-quota (plan, rate
- * limit, one unit of quota reserved), then the job is recorded and published. A refusal is a failed run
- * with the error code. Redelivered messages are harmless: the run's state says what was done already.
- */
-export function dispatchRun(deps: {
+/** What turning a run into a render job needs (at its due instant, or ahead of it). */
+export interface RunDeps {
   streams: TaskStreams;
   authQuota: AuthQuota;
   jobs: RenderJobs;
@@ -63,7 +58,15 @@ export function dispatchRun(deps: {
   newId: () => string;
   /** An unguessable result file name (it is the capability of the file URL). */
   newFileName: () => string;
-}) {
+}
+
+/**
+ * Turns a started run into a render job through the same path as an API call: the query is validated with
+ * the operation's rules, the target with the SSRF policy, the account admitted by auth-quota (plan, rate
+ * limit, one unit of quota reserved), then the job is recorded and published. A refusal is a failed run
+ * with the error code. Redelivered messages are harmless: the run's state says what was done already.
+ */
+export function dispatchRun(deps: RunDeps) {
   const { streams, authQuota, jobs, guard, clock } = deps;
   // Validation is a pure function of the operation and the query: a task's every run gets the same answer.
   const checkQuery = boundedMemo(checkTaskQuery, (api, query) => `${api} ${query}`);

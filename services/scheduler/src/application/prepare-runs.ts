@@ -3,8 +3,7 @@ import { decide } from '../domain/task/task.decider.js';
 import { runIdOf, type ActiveTask } from '../domain/task/task.js';
 import { boundedMemo } from '../bounded-memo.js';
 import type { TaskView, TaskViews } from '../projections/task-views/task-views.js';
-import type { AuthQuota, Clock, RenderJobs, TargetGuard, TaskStreams } from './ports.js';
-import { renderJob } from './dispatch-run.js';
+import { renderJob, type RunDeps } from './dispatch-run.js';
 import { checkTaskQuery, renderFeatures } from './task-query.js';
 
 /** A run ready to start: its job goes out at the due instant unless its task changed meanwhile. */
@@ -42,15 +41,8 @@ async function forEachBounded<T>(items: T[], limit: number, fn: (item: T) => Pro
  * published and its reservation is released, so quota is charged only for renders that start (a changed
  * task's occurrence is claimable again and runs the usual way, with its new definition).
  */
-export function runPreparation(deps: {
-  streams: TaskStreams;
+export function runPreparation(deps: RunDeps & {
   views: TaskViews;
-  authQuota: AuthQuota;
-  jobs: RenderJobs;
-  guard: TargetGuard;
-  clock: Clock;
-  newId: () => string;
-  newFileName: () => string;
   /** Publishes and records at once, at most. */
   concurrency: number;
   /** A new earliest due instant among the ready runs (the caller arms a timer for it). */
