@@ -151,7 +151,7 @@ async function screencast(ctx: Ctx) {
 /** (6) The scheduler alone: no renderer runs, a recording subscriber sees the render jobs. */
 async function scheduler(url: string, replicas: number) {
   log(`scheduler: starting a stack without renderers, ${replicas} scheduler replica(s)`);
-  const leadMs = 20_000;
+  const leadMs = 40_000;
   const stack = await startTestStack({
     renderers: 0,
     schedulers: replicas,

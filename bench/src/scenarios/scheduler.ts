@@ -54,7 +54,7 @@ export async function schedulerScenario(opts: { stack: Stack; tasks: number; url
     opts.log(`created ${opts.tasks} tasks in ${createSeconds.toFixed(1)} s`);
 
     // Measure the first whole minute after every task exists that leaves the scheduler its lead time
-    // (runs are prepared up to SCHEDULER_PREPARE_LEAD_MS ahead, 20 s by default).
+    // (runs are prepared up to SCHEDULER_PREPARE_LEAD_MS ahead, 40 s by default).
     const due = Math.ceil((Date.now() + opts.leadMs + 5_000) / 60_000) * 60_000;
     const delays: number[] = [];
     const runs = new Set<string>();

@@ -29,7 +29,7 @@ const schema = z.object({
    * How long before its due instant a run is prepared (checked, admitted, claimed), so that the instant
    * itself only publishes its job; 0 prepares nothing (every run is claimed and dispatched when due).
    */
-  SCHEDULER_PREPARE_LEAD_MS: envInt(20_000, 0, 300_000),
+  SCHEDULER_PREPARE_LEAD_MS: envInt(40_000, 0, 300_000),
   /** Runs kept per task in the run history. */
   SCHEDULER_RUN_HISTORY_LIMIT: envInt(1_000, 1, 100_000),
   /** A task stream gets a snapshot every this many events (a task running every minute writes ~4,300 a day). */
