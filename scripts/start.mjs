@@ -8,6 +8,7 @@ const stack = await startStack({
   dataDir: process.env.DATA_DIR ?? '.data',
   natsUrl: process.env.NATS_URL || undefined,
   renderers: Number(process.env.RENDERERS ?? 1),
+  authQuotaReplicas: Number(process.env.AUTH_QUOTA_REPLICAS ?? 1),
   demoKeys: { accessKey: process.env.DEMO_ACCESS_KEY, secretKey: process.env.DEMO_SECRET_KEY },
   logs: process.env.LOG_FILES ? { kind: 'files', dir: process.env.LOG_FILES } : { kind: 'console' },
 }).catch((err) => {

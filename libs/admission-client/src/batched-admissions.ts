@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import DataLoader from 'dataloader';
 import { AppError, isErrorCode } from '@app/errors';
 import { callUnary } from '@app/rpc';
@@ -33,12 +34,16 @@ function resultOf(outcome: AdmissionOutcome): AdmitRequestResponse | AppError {
  * travel in one AdmitRequests call (auth-quota decides them in order, each exactly as if it came alone,
  * and a refusal comes back as the same AppError AdmitRequest would raise), so the caller pays one round
  * trip per turn instead of one per request. The call's span joins the trace of the batch's first request.
+ * Each admission gets an id here (unless the caller chose one): when a replica dies before answering,
+ * the call is retried on another one, which recognises the admissions it already made.
  */
 export function batchedAdmissions(client: AuthQuotaServiceClient): Admit {
   const batches = new DataLoader<AdmitRequestRequest, AdmitRequestResponse>(
     async (requests) => (await callUnary(client, client.admitRequests, { requests: [...requests] })).outcomes.map(resultOf),
     { cache: false, maxBatchSize: MAX_BATCH, batchScheduleFn: (dispatch) => setImmediate(dispatch) },
   );
-  return (request) =>
-    request.body.byteLength > MAX_BATCHED_BODY_BYTES ? callUnary(client, client.admitRequest, request) : batches.load(request);
+  return (asked) => {
+    const request = asked.admission_id ? asked : { ...asked, admission_id: randomUUID() };
+    return request.body.byteLength > MAX_BATCHED_BODY_BYTES ? callUnary(client, client.admitRequest, request) : batches.load(request);
+  };
 }

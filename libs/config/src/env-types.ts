@@ -54,3 +54,10 @@ export const envAddress = (defaultValue: string) =>
   envString(defaultValue).refine((v) => /^[^\s:]+:\d{1,5}$/.test(v) || /^\[[0-9a-f:]+\]:\d{1,5}$/i.test(v), {
     message: 'expected host:port',
   });
+
+/** host:port addresses of a replicated service, comma-separated (or one host name resolving to all of them). */
+export const envAddresses = (defaultValue: string) =>
+  envString(defaultValue).refine(
+    (v) => v.split(',').every((a) => /^[^\s:,]+:\d{1,5}$/.test(a.trim()) || /^\[[0-9a-f:]+\]:\d{1,5}$/i.test(a.trim())),
+    { message: 'expected host:port[,host:port...]' },
+  );

@@ -91,6 +91,12 @@ export const errors = {
     new AppError('rate_limited', 'Too many requests this minute; retry after the Retry-After delay.', {
       retryAfterSeconds,
     }),
+  concurrencyLimited: (limit: number, retryAfterSeconds: number) =>
+    new AppError(
+      'concurrency_limited',
+      `The account already has ${limit} renders in flight, the most its plan allows; retry after the Retry-After delay.`,
+      { retryAfterSeconds },
+    ),
   targetNotAllowed: (parameter: string, reason: string) =>
     new AppError('target_not_allowed', `${parameter}: ${reason}`, { details: [{ parameter, message: reason }] }),
   nameNotResolved: (parameter: string, host: string) =>

@@ -56,6 +56,7 @@ export const ERROR_CODES = {
   unsupported_media_type: { http: 415, grpc: GrpcStatus.INVALID_ARGUMENT, ack: 'term' },
   quota_exceeded: { http: 423, grpc: GrpcStatus.RESOURCE_EXHAUSTED, ack: 'term' },
   rate_limited: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, ack: 'nak' },
+  concurrency_limited: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, ack: 'nak' },
   header_too_large: { http: 431, grpc: GrpcStatus.INVALID_ARGUMENT, ack: 'term' },
   host_returned_error: { http: 500, grpc: GrpcStatus.FAILED_PRECONDITION, ack: 'ack' },
   render_failed: { http: 500, grpc: GrpcStatus.INTERNAL, ack: 'ack' },

@@ -26,6 +26,18 @@ export const SUBJECTS = {
   /** RenderStarted, published when a renderer starts an asynchronous job. */
   renderStarted: (jobId: string) => `renderer.render.started.${jobId}`,
   renderEventsAll: 'renderer.render.>',
+  /**
+   * RenderFinished of a request that held a quota reservation but ended without a render job (refused
+   * after admission, or a task creation): published by the edge or the scheduler so that auth-quota
+   * settles every reservation from one place, the RENDER_EVENTS stream.
+   */
+  renderWithoutJob: (reservationId: string) => `renderer.render.without-job.${reservationId}`,
+  renderWithoutJobPrefix: 'renderer.render.without-job.',
+  /**
+   * Core NATS request: an account changed (opened, keys, plan, switches). Every auth-quota replica reads
+   * the new account events and answers, so the replica that made the change returns once all have it.
+   */
+  accountDirectoryChanged: 'authquota.directory.changed',
   /** TaskEventMessage relayed from the scheduler's event store, e.g. `scheduler.task.run-started`. */
   schedulerTaskEvent: (kebabType: string) => `scheduler.task.${kebabType}`,
   /** A task run claimed its occurrence: the scheduler's dispatchers turn it into a render job. */
@@ -155,6 +167,25 @@ export const SCHEDULER_TASK_RUNS_CONSUMER = {
   } satisfies Partial<ConsumerConfig>,
 };
 
+/**
+ * auth-quota replicas share this one: every render outcome (and every reservation that ended without a
+ * job) settles its quota reservation, once, by compare-and-set in the quota-limits bucket. It starts at
+ * the stream's end when first created (older outcomes settled reservations of an earlier design), and a
+ * settlement is never given up (no max_deliver): an outage of the bucket delays it, nothing more.
+ */
+export const AUTH_QUOTA_SETTLEMENTS_CONSUMER = {
+  stream: STREAMS.RENDER_EVENTS.name,
+  config: {
+    durable_name: 'auth-quota-settlements',
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.New,
+    filter_subject: SUBJECTS.renderEventsAll,
+    // A killed replica's settlement comes back to another replica after this.
+    ack_wait: nanos(5_000),
+    max_ack_pending: 1_000,
+  } satisfies Partial<ConsumerConfig>,
+};
+
 const DAY_MS = 24 * HOUR_MS;
 
 export const BUCKETS = {
@@ -175,6 +206,12 @@ export const BUCKETS = {
   renderStatus: { name: 'render-status', ttlMs: 31 * DAY_MS },
   /** KV: render cache index, cache key -> result file (expiry in the value, swept by the edge). */
   renderCache: { name: 'render-cache', ttlMs: 31 * DAY_MS },
+  /**
+   * KV: quota state per account (`account.<id>`): the current rate window, committed usage per month,
+   * open reservations with their hold. Changed only by compare-and-set on the entry's revision, so any
+   * auth-quota replica decides any admission exactly. Kept without TTL (ttlMs 0).
+   */
+  quotaLimits: { name: 'quota-limits', ttlMs: 0 },
 } as const;
 
 /** Creates or updates every stream, consumer and bucket. Safe to call from every replica at start. */
@@ -201,6 +238,7 @@ export async function ensureTopology(nc: NatsConnection): Promise<void> {
     SCHEDULER_RUN_DISPATCH_CONSUMER,
     SCHEDULER_RUN_PREPARE_CONSUMER,
     SCHEDULER_TASK_RUNS_CONSUMER,
+    AUTH_QUOTA_SETTLEMENTS_CONSUMER,
   ]) {
     await jsm.consumers.add(consumer.stream, consumer.config).catch(async (err: unknown) => {
       await jsm.consumers.update(consumer.stream, consumer.config.durable_name, consumer.config).catch(() => {
@@ -221,7 +259,7 @@ export async function ensureTopology(nc: NatsConnection): Promise<void> {
   }
   await objm.create(BUCKETS.renderInputs.name, { ttl: nanos(BUCKETS.renderInputs.ttlMs), storage: StorageType.File });
   const kvm = new Kvm(nc);
-  for (const bucket of [BUCKETS.renderStatus, BUCKETS.renderCache]) {
+  for (const bucket of [BUCKETS.renderStatus, BUCKETS.renderCache, BUCKETS.quotaLimits]) {
     await kvm.create(bucket.name, { ttl: bucket.ttlMs, history: 1, storage: StorageType.File });
   }
 }

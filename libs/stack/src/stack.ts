@@ -23,6 +23,8 @@ export interface StackOptions {
   edges?: number;
   /** scheduler replicas on the same event store; the edges call the first. */
   schedulers?: number;
+  /** auth-quota replicas (default 1), each on its own gRPC port; every client spreads its calls over all. */
+  authQuotaReplicas?: number;
   /** Extra environment for every service (ALLOW_PRIVATE_TARGETS, OTEL_*, plan limits...). */
   env?: NodeJS.ProcessEnv;
   demoKeys?: Partial<DemoKeys>;
@@ -34,7 +36,10 @@ export interface Stack {
   port: number;
   /** Ports of every edge-http replica (the first is `port`). */
   edgePorts: number[];
+  /** The first auth-quota replica (administration tools may use any). */
   authQuotaAddress: string;
+  /** Every auth-quota replica, in replica order. */
+  authQuotaAddresses: string[];
   schedulerAddress: string;
   /** PEM of the self-signed certificate, for clients that should trust it. */
   certPem: string;
@@ -43,8 +48,8 @@ export interface Stack {
   processes: ServiceProcess[];
   /** Starts one more renderer process on the same NATS. */
   addRenderer(): Promise<ServiceProcess>;
-  /** Starts a service again with its environment (after a test killed it); waits until it is healthy. */
-  relaunch(service: Exclude<ServiceName, 'renderer' | 'edge-http'>): Promise<ServiceProcess>;
+  /** Starts a service (replica `replica` of it, default the first) again with its environment, after a test killed it; waits until it is healthy. */
+  relaunch(service: Exclude<ServiceName, 'renderer' | 'edge-http'>, replica?: number): Promise<ServiceProcess>;
   stop(): Promise<void>;
 }
 
@@ -85,7 +90,12 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   try {
     const natsUrl = opts.natsUrl ?? (nats = await startNatsServer({ storeDir: join(dataDir, 'nats') })).url;
     const port = opts.port === 0 ? await freePort() : opts.port;
-    const authQuotaAddress = `127.0.0.1:${await freePort()}`;
+    const authQuotaAddresses: string[] = [];
+    for (let i = 0; i < Math.max(1, opts.authQuotaReplicas ?? 1); i++) authQuotaAddresses.push(`127.0.0.1:${await freePort()}`);
+    const authQuotaAddress = authQuotaAddresses[0]!;
+    /** What a replica needs of its own (its gRPC address), beyond the stack's environment. */
+    const replicaEnv = (service: ServiceName, replica: number): NodeJS.ProcessEnv =>
+      service === 'auth-quota' ? { AUTH_QUOTA_GRPC_ADDR: authQuotaAddresses[replica] } : {};
     const schedulerAddress = `127.0.0.1:${await freePort()}`;
     const env: NodeJS.ProcessEnv = {
       ...process.env,
@@ -93,7 +103,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       NATS_URL: natsUrl,
       DATA_DIR: dataDir,
       AUTH_QUOTA_GRPC_ADDR: authQuotaAddress,
-      AUTH_QUOTA_ADDR: authQuotaAddress,
+      AUTH_QUOTA_ADDR: authQuotaAddresses.join(','),
       SCHEDULER_GRPC_ADDR: schedulerAddress,
       SCHEDULER_ADDR: schedulerAddress,
       PORT: String(port),
@@ -127,7 +137,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       return p;
     };
 
+    // The first replica alone (it creates what the data folder lacks), then the others.
     await launch('auth-quota');
+    await Promise.all(authQuotaAddresses.slice(1).map((_, i) => launch('auth-quota', replicaEnv('auth-quota', i + 1), i + 1)));
     const extraSchedulers = Array.from({ length: Math.max(0, (opts.schedulers ?? 1) - 1) }, async (_, i) =>
       launch('scheduler', { SCHEDULER_GRPC_ADDR: `127.0.0.1:${await freePort()}` }, i + 1),
     );
@@ -149,13 +161,14 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       port,
       edgePorts,
       authQuotaAddress,
+      authQuotaAddresses,
       schedulerAddress,
       certPem: tls.certPem,
       natsUrl,
       demo,
       processes,
       addRenderer: () => launch('renderer'),
-      relaunch: (service) => launch(service),
+      relaunch: (service, replica = 0) => launch(service, replicaEnv(service, replica), replica),
       stop: stopAll,
     };
   } catch (err) {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { mongoEventStore, sqliteEventStore, type EventStore } from '@app/event-store';
 import type { Logger } from '@app/logging';
-import { connectNats, type NatsConnection } from '@app/messaging';
+import { BUCKETS, Kvm, connectNats, ensureTopology, jetstream, type NatsConnection } from '@app/messaging';
 import { AuthQuotaServiceService } from '@app/proto/authquota';
 import { startGrpcServer, type GrpcServer } from '@app/rpc';
 import { startHealthServer, type App, type HealthServer } from '@app/runtime';
@@ -12,17 +12,21 @@ import { admission } from './application/admission.js';
 import type { Clock } from './application/ports.js';
 import { aesGcmSecretBox } from './adapters/key-material.js';
 import { resolveMasterKey } from './adapters/master-key.js';
-import { memoryAccountDirectory } from './adapters/memory-account-directory.js';
-import { eventSourcedAccountCommands, loadAllAccountEvents } from './adapters/event-sourced-accounts.js';
+import { followedAccountDirectory } from './adapters/followed-account-directory.js';
+import { eventSourcedAccountCommands } from './adapters/event-sourced-accounts.js';
 import { eventStoreUsageJournal } from './adapters/usage-journal.js';
-import { natsKeyChangeNotifier } from './adapters/nats-key-change-notifier.js';
-import { rateWindows } from './domain/limits/rate-window.js';
-import { quotaLedger } from './domain/limits/quota-ledger.js';
+import { kvLimitsStore } from './adapters/kv-limits-store.js';
+import { followAccountChanges, natsAccountChangeNotifier } from './adapters/nats-account-change-notifier.js';
 import { authQuotaService } from './entrypoints/grpc/auth-quota.service.js';
+import { renderOutcomesConsumer } from './entrypoints/render-outcomes.consumer.js';
+
+/** A replica reads account changes it was not told about (a lost announcement) within this. */
+const DIRECTORY_REFRESH_MS = 1_000;
 
 export interface AuthQuotaDeps {
   clock: Clock;
   store: EventStore;
+  nats: NatsConnection;
 }
 
 export interface AuthQuotaApp extends App {
@@ -37,44 +41,57 @@ export async function createApp(config: AuthQuotaConfig, logger: Logger, overrid
     overrides.store ??
     (config.mongo ? await mongoEventStore(config.mongo) : sqliteEventStore({ path: config.eventsDb }));
   const secrets = aesGcmSecretBox(resolveMasterKey(config.masterKey, config.dataDir));
-  const directory = memoryAccountDirectory();
+  const nats = overrides.nats ?? (await connectNats({ servers: config.natsUrl, name: 'auth-quota' }));
+  await ensureTopology(nats);
+  const js = jetstream(nats);
+  const limits = kvLimitsStore(await new Kvm(nats).open(BUCKETS.quotaLimits.name));
+  const directory = followedAccountDirectory(store);
   const journal = eventStoreUsageJournal(store);
-  const quota = quotaLedger({ reservationTtlMs: config.reservationTtlMs });
-  const nats: NatsConnection | undefined = config.natsUrl
-    ? await connectNats({ servers: config.natsUrl, name: 'auth-quota' })
-    : undefined;
-  const notifier = nats ? natsKeyChangeNotifier(nats) : { keysChanged: async () => undefined };
+  const notifier = natsAccountChangeNotifier(nats);
   const admin = accountAdmin({ commands: eventSourcedAccountCommands(store), directory, secrets, clock, notifier });
   const admit = admission({
     directory,
     secrets,
     clock,
     limits: config.planLimits,
-    rates: rateWindows(),
-    quota,
+    store: limits,
     journal,
+    holdMs: config.reservationTtlMs,
     newId: () => randomUUID(),
     onJournalError: (err) => logger.error({ err }, 'recording quota usage failed'),
   });
+  const settlements = renderOutcomesConsumer({ js, admission: admit, logger });
+  const logRefreshError = (err: unknown) => logger.error({ err }, 'reading account changes failed');
 
   let grpc: GrpcServer | undefined;
   let health: HealthServer | undefined;
+  let follower: { unsubscribe(): void } | undefined;
+  let refresher: NodeJS.Timeout | undefined;
 
   return {
     async start() {
-      directory.apply(await loadAllAccountEvents(store));
-      for (const u of await journal.load()) quota.restore(u.accountId, u.month, u.used);
+      await directory.refresh();
+      await admit.restoreUsage(await journal.load());
+      follower = followAccountChanges(nats, directory, logRefreshError);
+      refresher = setInterval(() => directory.refresh().catch(logRefreshError), DIRECTORY_REFRESH_MS);
       grpc = await startGrpcServer(config.grpcAddress, [
         { definition: AuthQuotaServiceService, implementation: authQuotaService({ admission: admit, admin, logger }) },
       ]);
-      health = await startHealthServer({ port: config.healthPort, check: () => ({ grpcPort: grpc?.port }) });
+      settlements.start();
+      health = await startHealthServer({
+        port: config.healthPort,
+        check: () => ({ grpcPort: grpc?.port, unknownSettlements: settlements.unknownSettlements() }),
+      });
       logger.info({ grpcPort: grpc.port, healthPort: health.port }, 'auth-quota listening');
     },
     async stop() {
       health?.setDraining();
+      clearInterval(refresher);
+      follower?.unsubscribe();
       await grpc?.stop();
+      await settlements.stop();
       await health?.close();
-      await nats?.drain();
+      if (!overrides.nats) await nats.drain();
       await store.close();
     },
     grpcPort: () => grpc?.port ?? 0,

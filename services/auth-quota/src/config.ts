@@ -5,8 +5,8 @@ const schema = z.object({
   AUTH_QUOTA_GRPC_ADDR: envAddress('127.0.0.1:50051'),
   AUTH_QUOTA_HEALTH_PORT: envPort(9101),
   DATA_DIR: envString('.data'),
-  /** When set, key changes are announced on NATS so edges drop cached refusals at once. */
-  NATS_URL: envOptional(),
+  /** The bus: quota state (quota-limits bucket), render outcomes to settle, account change announcements. */
+  NATS_URL: envString('nats://127.0.0.1:4222'),
   /** SQLite file of the account events (default: DATA_DIR/auth-quota-events.db). */
   AUTH_QUOTA_EVENTS_DB: envOptional(),
   /** When set, account events go to MongoDB instead of SQLite. */
@@ -22,6 +22,7 @@ const schema = z.object({
     PLANS.flatMap((p) => [
       [`PLAN_${p.toUpperCase()}_RATE_LIMIT`, envInt(DEFAULT_PLAN_LIMITS[p].rateLimitPerMinute, 1)],
       [`PLAN_${p.toUpperCase()}_QUOTA`, envInt(DEFAULT_PLAN_LIMITS[p].monthlyQuota, 0)],
+      [`PLAN_${p.toUpperCase()}_RENDERS_IN_FLIGHT`, envInt(DEFAULT_PLAN_LIMITS[p].rendersInFlight, 1)],
     ]),
   ),
 });
@@ -33,7 +34,11 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env) {
   const planLimits = Object.fromEntries(
     PLANS.map((p) => [
       p,
-      { rateLimitPerMinute: c[`PLAN_${p.toUpperCase()}_RATE_LIMIT`]!, monthlyQuota: c[`PLAN_${p.toUpperCase()}_QUOTA`]! },
+      {
+        rateLimitPerMinute: c[`PLAN_${p.toUpperCase()}_RATE_LIMIT`]!,
+        monthlyQuota: c[`PLAN_${p.toUpperCase()}_QUOTA`]!,
+        rendersInFlight: c[`PLAN_${p.toUpperCase()}_RENDERS_IN_FLIGHT`]!,
+      },
     ]),
   ) as Record<Plan, PlanLimits>;
   return {

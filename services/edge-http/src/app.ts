@@ -5,9 +5,10 @@ import type { Logger } from '@app/logging';
 import { BUCKETS, Kvm, Objm, SUBJECTS, connectNats, ensureTopology, jetstream, renderJobPublisher, type NatsConnection } from '@app/messaging';
 import type { App } from '@app/runtime';
 import type { EdgeConfig } from './config.js';
-import type { AuthQuota, Clock, RenderQueue, ResultStore, TargetGuard } from './application/ports.js';
+import type { AuthQuota, Clock, RenderQueue, ReservationOutcomes, ResultStore, TargetGuard } from './application/ports.js';
 import { renderSync } from './application/render-sync.js';
 import { grpcAuthQuota } from './adapters/grpc-auth-quota.js';
+import { natsReservationOutcomes } from './adapters/nats-reservation-outcomes.js';
 import { refusedKeysCache } from './adapters/refused-keys-cache.js';
 import { natsRenderQueue } from './adapters/nats-render-queue.js';
 import { objectStoreResults } from './adapters/object-store-results.js';
@@ -21,6 +22,7 @@ export interface EdgeDeps {
   clock: Clock;
   nats: NatsConnection;
   authQuota: AuthQuota & { close?(): void };
+  reservations: ReservationOutcomes;
   queue: RenderQueue;
   results: ResultStore;
   guard: TargetGuard;
@@ -59,7 +61,6 @@ export async function createApp(config: EdgeConfig, logger: Logger, o: Partial<E
     jobPublisher,
     clock,
     guard,
-    authQuota,
     renderSync: syncRender,
     objects,
     statusKv: await kvm.open(BUCKETS.renderStatus.name),
@@ -71,6 +72,7 @@ export async function createApp(config: EdgeConfig, logger: Logger, o: Partial<E
     tls: config.tls ? { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) } : undefined,
     bodyLimitBytes: config.bodyLimitBytes,
     authQuota,
+    reservations: o.reservations ?? natsReservationOutcomes(js),
     renderSync: syncRender,
     asyncRenders: asyncRenders.http,
     tasks: { scheduler, publicUrl: config.publicUrl },

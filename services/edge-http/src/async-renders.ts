@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '@app/logging';
 import type { JetStreamClient, KV, ObjectStore, RenderJobPublisher } from '@app/messaging';
 import type { EdgeConfig } from './config.js';
-import type { AuthQuota, Clock, TargetGuard } from './application/ports.js';
+import type { Clock, TargetGuard } from './application/ports.js';
 import type { RenderSync } from './application/render-sync.js';
 import { renderCache } from './application/render-cache.js';
 import { renderCached } from './application/render-cached.js';
@@ -33,7 +33,6 @@ export function buildAsyncRenders(d: {
   jobPublisher: RenderJobPublisher;
   clock: Clock;
   guard: TargetGuard;
-  authQuota: AuthQuota;
   renderSync: RenderSync;
   objects: ObjectStore;
   statusKv: KV;
@@ -45,14 +44,12 @@ export function buildAsyncRenders(d: {
   const statuses = kvRenderStatus(d.statusKv);
   const jobs = natsJobPublisher(d.js, d.jobPublisher);
   const cache = renderCache({ index, files });
-  const quota = { commit: (id: string) => d.authQuota.commit(id), release: (id: string) => d.authQuota.release(id) };
 
   const http: AsyncHttpDeps = {
     renderAsync: renderAsync({
       jobs,
       statuses,
       cache,
-      quota,
       guard: d.guard,
       webhookGuard: netGuardWebhook({ allowPrivate: d.config.allowPrivateTargets }),
       clock: d.clock,
@@ -62,10 +59,9 @@ export function buildAsyncRenders(d: {
     renderCached: renderCached({ renderSync: d.renderSync, cache, clock: d.clock, waitMarginMs: d.config.renderWaitMarginMs }),
     getRenderStatus: getRenderStatus({ statuses, clock: d.clock }),
     openResultFile: openResultFile({ files, clock: d.clock }),
-    quota,
     publicUrl: d.config.publicUrl,
   };
-  const consumer = renderEventsConsumer({ js: d.js, finish: finishAsyncRender({ statuses, quota, cache }), logger: d.logger });
+  const consumer = renderEventsConsumer({ js: d.js, finish: finishAsyncRender({ statuses, cache }), logger: d.logger });
   const sweeper = expirySweeper({
     sweep: sweepExpired({ files, index, statuses, jobs, clock: d.clock, stuckGraceMs: STUCK_GRACE_MS }),
     intervalMs: d.config.sweepIntervalMs,

@@ -1,4 +1,4 @@
-import { envAddress, envBool, envInt, envOptional, envPort, envString, loadConfig, z } from '@app/config';
+import { envAddress, envAddresses, envBool, envInt, envOptional, envPort, envString, loadConfig, z } from '@app/config';
 
 const schema = z
   .object({
@@ -10,7 +10,7 @@ const schema = z
     /** Serve plain HTTP: only behind a TLS-terminating proxy. */
     EDGE_PLAIN_HTTP: envBool(false),
     NATS_URL: envString('nats://127.0.0.1:4222'),
-    AUTH_QUOTA_ADDR: envAddress('127.0.0.1:50051'),
+    AUTH_QUOTA_ADDR: envAddresses('127.0.0.1:50051'),
     SCHEDULER_ADDR: envAddress('127.0.0.1:50052'),
     /** Let pages and webhooks reach private and loopback addresses (local use and tests only). */
     ALLOW_PRIVATE_TARGETS: envBool(false),

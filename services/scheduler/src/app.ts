@@ -20,6 +20,7 @@ import { finishRun } from './application/finish-run.js';
 import { eventStoreTaskStreams } from './adapters/event-store-task-streams.js';
 import { eventStoreTaskIds } from './adapters/event-store-task-ids.js';
 import { grpcAuthQuota } from './adapters/grpc-auth-quota.js';
+import { natsRenderJobs } from './adapters/nats-render-jobs.js';
 import { natsTaskEventPublisher } from './adapters/nats-task-event-publisher.js';
 import { netGuardTarget } from './adapters/net-guard-target.js';
 import { taskViews, type TaskViews } from './projections/task-views/task-views.js';
@@ -66,7 +67,7 @@ export async function createApp(config: SchedulerConfig, logger: Logger, o: Part
   await ensureTopology(nats);
   const js = jetstream(nats);
   const authQuota = o.authQuota ?? grpcAuthQuota(config.authQuotaAddress);
-  const jobs = o.jobs ?? renderJobPublisher(js, await new Objm(nats).open(BUCKETS.renderInputs.name));
+  const jobs = o.jobs ?? natsRenderJobs(js, renderJobPublisher(js, await new Objm(nats).open(BUCKETS.renderInputs.name)));
   const guard = o.guard ?? netGuardTarget({ allowPrivate: config.allowPrivateTargets });
 
   const streams = eventStoreTaskStreams(store, { snapshotEvery: config.snapshotEvery });
@@ -122,7 +123,7 @@ export async function createApp(config: SchedulerConfig, logger: Logger, o: Part
     logger,
   });
   const preparer = runPrepareConsumer({ js, preparation, concurrency: config.dispatchConcurrency, logger });
-  const outcomes = taskRunsConsumer({ js, finish: finishRun({ streams, authQuota, clock }), concurrency: config.concurrency, logger });
+  const outcomes = taskRunsConsumer({ js, finish: finishRun({ streams, clock }), concurrency: config.concurrency, logger });
 
   let grpc: GrpcServer | undefined;
   let health: HealthServer | undefined;

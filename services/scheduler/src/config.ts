@@ -1,4 +1,4 @@
-import { envAddress, envBool, envInt, envOptional, envPort, envString, loadConfig, z } from '@app/config';
+import { envAddress, envAddresses, envBool, envInt, envOptional, envPort, envString, loadConfig, z } from '@app/config';
 
 const schema = z.object({
   NATS_URL: envString('nats://127.0.0.1:4222'),
@@ -11,7 +11,7 @@ const schema = z.object({
   MONGO_URL: envOptional(),
   /** The scheduler's own database: its outbox relays every event of its store. */
   SCHEDULER_MONGO_DB: envString('render_scheduler'),
-  AUTH_QUOTA_ADDR: envAddress('127.0.0.1:50051'),
+  AUTH_QUOTA_ADDR: envAddresses('127.0.0.1:50051'),
   /** Let task pages reach private and loopback addresses (local use and tests only). */
   ALLOW_PRIVATE_TARGETS: envBool(false),
   /** How often due occurrences are looked for; 0 turns the timer off (tests tick by hand). */

@@ -115,12 +115,13 @@ describe('Task runs', () => {
       });
       await until(async () => (await runOf(task, job!.run_id!))?.status === 'succeeded', 10_000, 'the run to succeed');
       expect(await runOf(task, job!.run_id!)).toMatchObject({ status: 'succeeded', file: fileName, started: running.last_run });
-      expect(auth.committed).toEqual([reservation]);
+      // The job carries the run's reservation: auth-quota settles it from the render's outcome.
+      expect(job!.reservation_id).toBe(reservation);
     });
   });
 
   describe('When the render of a run fails', () => {
-    it('should record the error and release the reservation', async () => {
+    it('should record the error (the job carried the reservation to its settlement)', async () => {
       await tickAt(Date.parse('2026-03-02T08:02:00.200Z'));
       await until(async () => (await jobsOf(task)).length === 2, 10_000, 'the second job');
       const job = (await jobsOf(task)).at(-1)!;
@@ -128,8 +129,7 @@ describe('Task runs', () => {
       await renderFinished(job, { status: 'failed', error: { code: 'render_timeout', message: 'The render did not finish within the timeout of 30 seconds.' } });
       await until(async () => (await runOf(task, job.run_id!))?.status === 'failed', 10_000, 'the run to fail');
       expect(await runOf(task, job.run_id!)).toMatchObject({ error_code: 'render_timeout', file: undefined });
-      expect(auth.released).toContain(reservation);
-      expect(auth.committed).not.toContain(reservation);
+      expect(job.reservation_id).toBe(reservation);
     });
   });
 

@@ -1,10 +1,10 @@
-import { envAddress, envBool, envInt, envOptional, envPort, envString, loadConfig, z } from '@app/config';
+import { envAddresses, envBool, envInt, envOptional, envPort, envString, loadConfig, z } from '@app/config';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from './domain/retry-schedule.js';
 
 const schema = z.object({
   NATS_URL: envString('nats://127.0.0.1:4222'),
   WEBHOOK_HEALTH_PORT: envPort(9104),
-  AUTH_QUOTA_ADDR: envAddress('127.0.0.1:50051'),
+  AUTH_QUOTA_ADDR: envAddresses('127.0.0.1:50051'),
   /** Let webhooks reach private addresses, and plain http reach loopback (local use and tests only). */
   ALLOW_PRIVATE_TARGETS: envBool(false),
   /** Waits before the 2nd, 3rd, … attempt (500ms, 5s, 2m, 1h); its length + 1 attempts in all. */

@@ -32,14 +32,14 @@ export function eventSourcedAccountCommands(store: EventStore): AccountCommands 
   };
 }
 
-/** Every account event in global order, to build the read model at start. */
-export async function loadAllAccountEvents(store: EventStore): Promise<AccountEvent[]> {
-  const events: AccountEvent[] = [];
-  let after = 0;
-  for (;;) {
-    const page = await store.readAll({ after, limit: 1_000 });
-    if (page.length === 0) return events;
-    for (const e of page) if (ACCOUNT_EVENT_TYPES.has(e.type)) events.push(toDomain(e));
-    after = Number(page[page.length - 1]!.globalPosition);
-  }
+const PAGE = 1_000;
+
+/** Account events after global position `after`, one page at a time, and the position reached. */
+export async function readAccountEventsAfter(
+  store: EventStore,
+  after: number,
+): Promise<{ events: AccountEvent[]; position: number; more: boolean }> {
+  const page = await store.readAll({ after, limit: PAGE });
+  const events = page.filter((e) => ACCOUNT_EVENT_TYPES.has(e.type)).map(toDomain);
+  return { events, position: page.length ? Number(page[page.length - 1]!.globalPosition) : after, more: page.length === PAGE };
 }

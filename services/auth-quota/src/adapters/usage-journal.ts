@@ -1,32 +1,44 @@
+import { hasCode } from '@app/errors';
 import type { EventStore } from '@app/event-store';
 
-/** Committed renders are events, so the monthly usage survives restarts. */
+/**
+ * Every committed render is also an event (an audit trail of usage, read by reports), appended after
+ * the quota-limits bucket counted it. The bucket is what admission counts on; the journal carries
+ * older usage into it once, when a deployment first runs with the bucket.
+ */
 export interface UsageJournal {
-  /** Appends one committed unit (idempotent per reservation id). */
-  record(accountId: string, month: string, reservationId: string, usedBefore: number): Promise<void>;
+  /** Appends one committed unit; idempotent per reservation id, safe from any replica. */
+  record(accountId: string, month: string, reservationId: string): Promise<void>;
   /** Committed usage per account and month, from every usage stream. */
   load(): Promise<{ accountId: string; month: string; used: number }[]>;
 }
 
 export const usageStreamId = (accountId: string, month: string) => `usage-${accountId}-${month}`;
 const USAGE_EVENT = 'QuotaUnitUsed';
+const ATTEMPTS = 5;
 
 export function eventStoreUsageJournal(store: EventStore): UsageJournal {
-  // Appends to one stream are chained so each carries the version the previous one produced.
-  const tails = new Map<string, Promise<void>>();
   return {
-    record(accountId, month, reservationId, usedBefore) {
+    async record(accountId, month, reservationId) {
       const stream = usageStreamId(accountId, month);
-      const append = async () => {
-        await store.append(
-          stream,
-          [{ id: reservationId, type: USAGE_EVENT, data: { accountId, month, reservationId } }],
-          { expectedVersion: usedBefore },
-        );
-      };
-      const next = (tails.get(stream) ?? Promise.resolve()).then(append, append);
-      tails.set(stream, next.catch(() => undefined));
-      return next;
+      const event = { id: reservationId, type: USAGE_EVENT, data: { accountId, month, reservationId } };
+      // Appended at the stream's end, whatever its version: replicas append to the same stream.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await store.append(stream, [event], { expectedVersion: 'stream_exists' });
+          return;
+        } catch (err) {
+          if (hasCode(err, 'conflict')) return; // recorded before (a repeated settlement)
+          if (!hasCode(err, 'concurrency_conflict') || attempt >= ATTEMPTS) throw err;
+        }
+        try {
+          await store.append(stream, [event], { expectedVersion: 'no_stream' });
+          return;
+        } catch (err) {
+          if (hasCode(err, 'conflict')) return;
+          if (!hasCode(err, 'concurrency_conflict')) throw err;
+        }
+      }
     },
     async load() {
       const counts = new Map<string, { accountId: string; month: string; used: number }>();

@@ -3,7 +3,7 @@ import { AppError } from '@app/errors';
 import type { BillingStatus, OpenAccountState, StoredKeys } from '../domain/account/account.js';
 import type { Plan } from '../domain/account/plans.js';
 import { generateAccessKey, generateSecretKey, hashKey, type SecretBox } from '../adapters/key-material.js';
-import type { AccountCommands, AccountDirectory, Clock, KeyChangeNotifier } from './ports.js';
+import type { AccountChangeNotifier, AccountCommands, AccountDirectory, Clock } from './ports.js';
 
 export interface IssuedKeys {
   accessKey: string;
@@ -16,7 +16,7 @@ export function accountAdmin(deps: {
   directory: AccountDirectory;
   secrets: SecretBox;
   clock: Clock;
-  notifier: KeyChangeNotifier;
+  notifier: AccountChangeNotifier;
 }) {
   const { commands, directory, secrets, clock, notifier } = deps;
 
@@ -26,8 +26,10 @@ export function accountAdmin(deps: {
   });
 
   const run = async (accountId: string, command: Parameters<AccountCommands['handle']>[1]): Promise<OpenAccountState> => {
-    const { state, events } = await commands.handle(accountId, command);
-    directory.apply(events);
+    const { state } = await commands.handle(accountId, command);
+    // Every replica (this one included) has read the change before the caller hears it is done.
+    await directory.refresh();
+    await notifier.accountChanged(accountId);
     if (state.status !== 'Open') throw new AppError('not_found', 'The account was not found.');
     return state;
   };
@@ -54,8 +56,8 @@ export function accountAdmin(deps: {
     async rotateKeys(accountId: string) {
       const keys: IssuedKeys = { accessKey: generateAccessKey(), secretKey: generateSecretKey() };
       await run(accountId, { type: 'RotateKeys', data: { accountId, keys: storedKeys(keys) }, metadata: { now: clock.now() } });
-      // The old key already fails here (the directory changed in the same step); edges only need to
-      // forget keys they had refused, since the new one may be among them.
+      // The old key already fails on every replica that answered; edges only need to forget keys they
+      // had refused, since the new one may be among them.
       await notifier.keysChanged(accountId);
       return keys;
     },

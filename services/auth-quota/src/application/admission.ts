@@ -1,16 +1,31 @@
-import { errors, type AppError } from '@app/errors';
+import { AppError, errors, isAppError } from '@app/errors';
 import type { OpenAccountState } from '../domain/account/account.js';
 import { planAllows, type Plan, type PlanLimits } from '../domain/account/plans.js';
 import { hmacHex, signatureApplies, signaturesMatch, unsignedQuery } from '../domain/account/signature.js';
-import type { RateDecision, RateWindows } from '../domain/limits/rate-window.js';
-import type { QuotaLedger, QuotaUsage } from '../domain/limits/quota-ledger.js';
+import {
+  inFlight,
+  isOpen,
+  peekRate,
+  quotaUsage,
+  reserve,
+  restoreUsage,
+  settle,
+  takeRate,
+  type LimitsState,
+  type QuotaUsage,
+  type RateDecision,
+  type ReserveDecision,
+  type SettleResult,
+} from '../domain/limits/account-limits.js';
 import { hashKey, type SecretBox } from '../adapters/key-material.js';
 import type { UsageJournal } from '../adapters/usage-journal.js';
-import type { AccountDirectory, Clock } from './ports.js';
+import type { AccountDirectory, Clock, LimitsStore } from './ports.js';
 
 /** What a request does, which decides what it costs. */
 export type Usage = 'render' | 'task_create' | 'task_other' | 'read';
 const CONSUMES_QUOTA: ReadonlySet<string> = new Set(['render', 'task_create']);
+/** An id a caller may choose for its admission (and reservation). */
+const CALLER_ID = /^[A-Za-z0-9_-]{8,64}$/;
 
 export interface AdmitInput {
   accessKey: string;
@@ -24,6 +39,8 @@ export interface AdmitInput {
   signedQuery: string;
   bodySignature?: string;
   body: Uint8Array;
+  /** Chosen by the caller so a retry on another replica is recognised; the reservation's id. */
+  admissionId?: string;
 }
 
 export interface Admitted {
@@ -32,19 +49,46 @@ export interface Admitted {
   reservationId?: string;
 }
 
-/** Authentication and admission of one API request: key, signature, rate limit, billing, plan, quota. */
+export interface AccountUsage {
+  usage: QuotaUsage;
+  rateLimit: RateDecision;
+  renders: { limit: number; inFlight: number };
+}
+
+/** An admission that passed the checks needing no shared state; what follows is decided on the account's limits. */
+interface Prepared {
+  account: OpenAccountState;
+  /** A refusal that comes after the request is counted against the rate limit (billing, plan). */
+  refusal?: AppError;
+  reserve: boolean;
+  id: string;
+}
+
+const unavailable = (cause: unknown) =>
+  new AppError('service_unavailable', 'Quota state is unavailable; retry shortly.', { retryAfterSeconds: 2, cause });
+
+const reserveRefusal = (d: Exclude<ReserveDecision, { kind: 'reserved' }>): AppError =>
+  d.kind === 'quota_exceeded' ? errors.quotaExceeded(d.retryAfterSeconds) : errors.concurrencyLimited(d.limit, d.retryAfterSeconds);
+
+/**
+ * Authentication and admission of API requests: key, signature, rate limit, billing, plan, quota and
+ * renders in flight. The account's limits are shared by every replica (LimitsStore); the admissions
+ * of one account in a batch are decided together in one atomic change. A reservation is settled from
+ * its render's outcome (`settle`), once, whichever replica reads it.
+ */
 export function admission(deps: {
   directory: AccountDirectory;
   secrets: SecretBox;
   clock: Clock;
   limits: Record<Plan, PlanLimits>;
-  rates: RateWindows;
-  quota: QuotaLedger;
+  store: LimitsStore;
   journal: UsageJournal;
+  /** How long a reservation is held when its render never reports back. */
+  holdMs: number;
   newId: () => string;
   onJournalError?: (err: unknown) => void;
 }) {
-  const { directory, clock, limits, rates, quota } = deps;
+  const { directory, clock, limits, store, holdMs } = deps;
 
   const authenticate = (accessKey: string): OpenAccountState => {
     // A missing or unknown key touches no account: the lookup is by hash and nothing is counted.
@@ -62,79 +106,153 @@ export function admission(deps: {
     if (!queryOk && !bodyOk) throw errors.signatureInvalid();
   };
 
-  const reserveFor = (account: OpenAccountState, nowMs: number): string => {
-    const monthlyQuota = limits[account.plan].monthlyQuota;
-    const reservation = quota.reserve(deps.newId(), account.accountId, monthlyQuota, nowMs);
-    if (reservation) return reservation.id;
-    const usage = quota.usage(account.accountId, monthlyQuota, nowMs);
-    throw errors.quotaExceeded(Math.max(1, usage.resetUnix - Math.floor(nowMs / 1000)));
+  const idOf = (chosen: string | undefined) => (chosen && CALLER_ID.test(chosen) ? chosen : deps.newId());
+
+  const prepare = (input: AdmitInput): Prepared => {
+    let account: OpenAccountState;
+    if (input.accountId) {
+      const found = directory.byId(input.accountId);
+      if (!found) throw errors.accessKeyInvalid();
+      account = found;
+    } else {
+      account = authenticate(input.accessKey);
+      checkSignature(account, input);
+    }
+    let refusal: AppError | undefined;
+    if (account.billingStatus === 'unpaid') refusal = errors.paymentRequired();
+    const missing = input.features.find((f) => !planAllows(account.plan, f));
+    if (!refusal && missing) refusal = errors.planUpgradeRequired(missing);
+    const reserves = CONSUMES_QUOTA.has(input.usage) && !input.deferQuota;
+    return { account, refusal, reserve: reserves, id: idOf(input.admissionId) };
+  };
+
+  const decide = (state: LimitsState, p: Prepared, nowMs: number): Admitted | AppError => {
+    const plan = limits[p.account.plan];
+    // The same admission retried on another replica (the first answer was lost): answered again, counted once.
+    if (p.reserve && isOpen(state, p.id)) {
+      return { account: p.account, rateLimit: peekRate(state, plan.rateLimitPerMinute, nowMs), reservationId: p.id };
+    }
+    const rateLimit = takeRate(state, plan.rateLimitPerMinute, nowMs);
+    // Every refusal past this point is an authenticated response: it carries the rate limit state.
+    const refuse = (err: AppError): AppError => {
+      err.rateLimit = { limit: rateLimit.limit, remaining: rateLimit.remaining, resetUnix: rateLimit.resetUnix };
+      return err;
+    };
+    if (!rateLimit.allowed) return refuse(errors.rateLimited(rateLimit.retryAfterSeconds));
+    if (p.refusal) return refuse(p.refusal);
+    if (!p.reserve) return { account: p.account, rateLimit };
+    const reserved = reserve(state, p.id, plan, holdMs, nowMs);
+    if (reserved.kind !== 'reserved') return refuse(reserveRefusal(reserved));
+    return { account: p.account, rateLimit, reservationId: p.id };
+  };
+
+  const change = async <R>(accountId: string, fn: (state: LimitsState) => R): Promise<R> => {
+    try {
+      return await store.change(accountId, fn);
+    } catch (err) {
+      throw isAppError(err) ? err : unavailable(err);
+    }
+  };
+
+  /** Decides admissions in order, each exactly as if it came alone; the answer or refusal of each at its position. */
+  const admitMany = async (inputs: AdmitInput[]): Promise<(Admitted | AppError)[]> => {
+    const results: (Admitted | AppError)[] = new Array(inputs.length);
+    const groups = new Map<string, { index: number; prepared: Prepared }[]>();
+    inputs.forEach((input, index) => {
+      try {
+        const prepared = prepare(input);
+        const group = groups.get(prepared.account.accountId) ?? [];
+        group.push({ index, prepared });
+        groups.set(prepared.account.accountId, group);
+      } catch (err) {
+        results[index] = isAppError(err) ? err : errors.internal(err);
+      }
+    });
+    await Promise.all(
+      [...groups].map(async ([accountId, group]) => {
+        try {
+          const nowMs = clock.now().getTime();
+          const decided = await change(accountId, (state) => group.map(({ prepared }) => decide(state, prepared, nowMs)));
+          group.forEach(({ index }, i) => (results[index] = decided[i]!));
+        } catch (err) {
+          for (const { index } of group) results[index] = isAppError(err) ? err : errors.internal(err);
+        }
+      }),
+    );
+    return results;
+  };
+
+  const openAccount = (accountId: string) => {
+    const account = directory.byId(accountId);
+    if (!account) throw errors.notFound('The account');
+    return account;
   };
 
   return {
     authenticate,
+    admitMany,
 
-    admit(input: AdmitInput): Admitted {
-      let account: OpenAccountState;
-      if (input.accountId) {
-        const found = directory.byId(input.accountId);
-        if (!found) throw errors.accessKeyInvalid();
-        account = found;
-      } else {
-        account = authenticate(input.accessKey);
-        checkSignature(account, input);
-      }
-      const nowMs = clock.now().getTime();
-      const plan = limits[account.plan];
-      const rateLimit = rates.take(account.accountId, plan.rateLimitPerMinute, nowMs);
-      // Every refusal past this point is an authenticated response: it carries the rate limit state.
-      const refuse = (err: AppError): AppError => {
-        err.rateLimit = { limit: rateLimit.limit, remaining: rateLimit.remaining, resetUnix: rateLimit.resetUnix };
-        return err;
-      };
-      if (!rateLimit.allowed) throw refuse(errors.rateLimited(rateLimit.retryAfterSeconds));
-      if (account.billingStatus === 'unpaid') throw refuse(errors.paymentRequired());
-      for (const feature of input.features) {
-        if (!planAllows(account.plan, feature)) throw refuse(errors.planUpgradeRequired(feature));
-      }
-      if (!CONSUMES_QUOTA.has(input.usage) || input.deferQuota) return { account, rateLimit };
-      try {
-        return { account, rateLimit, reservationId: reserveFor(account, nowMs) };
-      } catch (err) {
-        throw refuse(err as AppError);
-      }
+    async admit(input: AdmitInput): Promise<Admitted> {
+      const [result] = await admitMany([input]);
+      if (result instanceof AppError) throw result;
+      return result!;
     },
 
-    /** One unit of quota for an admitted account whose admission deferred it. */
-    reserve(accountId: string): string {
-      const account = directory.byId(accountId);
-      if (!account) throw errors.notFound('The account');
-      return reserveFor(account, clock.now().getTime());
+    /** One unit of quota for an admitted account whose admission deferred it; a retried id reserves once. */
+    async reserve(accountId: string, reservationId?: string): Promise<string> {
+      const account = openAccount(accountId);
+      const id = idOf(reservationId);
+      const nowMs = clock.now().getTime();
+      const decision = await change(accountId, (state) => reserve(state, id, limits[account.plan], holdMs, nowMs));
+      if (decision.kind !== 'reserved') throw reserveRefusal(decision);
+      return id;
+    },
+
+    /**
+     * Settles a reservation from its render's outcome: committed (and journaled) on success, released
+     * otherwise. Repeating a settlement changes nothing; an unknown reservation is reported to the caller.
+     */
+    async settle(accountId: string, reservationId: string, succeeded: boolean): Promise<SettleResult> {
+      const nowMs = clock.now().getTime();
+      const { result, month } = await change(accountId, (state) => {
+        const reservedIn = state.open[reservationId]?.month;
+        return { result: settle(state, reservationId, succeeded, nowMs), month: reservedIn };
+      });
+      if (result === 'committed' && month) {
+        await deps.journal.record(accountId, month, reservationId).catch((err: unknown) => {
+          deps.onJournalError?.(err);
+        });
+      }
+      return result;
+    },
+
+    /** Carries committed usage from the journal into the shared limits where they lack it (at start). */
+    async restoreUsage(entries: { accountId: string; month: string; used: number }[]): Promise<void> {
+      for (const { accountId, month, used } of entries) {
+        const state = await store.read(accountId);
+        if ((state.used[month] ?? 0) >= used) continue;
+        await change(accountId, (s) => restoreUsage(s, month, used));
+      }
     },
 
     signingKey(accountId: string): string {
-      const account = directory.byId(accountId);
-      if (!account) throw errors.notFound('The account');
-      return deps.secrets.open(account.keys.sealedSecretKey);
+      return deps.secrets.open(openAccount(accountId).keys.sealedSecretKey);
     },
 
-    /** Counts a reserved unit as used, durably; committing twice counts once. */
-    async commit(reservationId: string): Promise<void> {
-      const committed = quota.commit(reservationId);
-      if (!committed) return;
-      await deps.journal.record(committed.accountId, committed.month, committed.id, committed.usedAfter - 1).catch((err: unknown) => {
-        deps.onJournalError?.(err);
-      });
-    },
-    release: (reservationId: string) => quota.release(reservationId),
-
-    usage(accountId: string): { usage: QuotaUsage; rateLimit: RateDecision } {
-      const account = directory.byId(accountId);
-      if (!account) throw errors.notFound('The account');
-      const nowMs = clock.now().getTime();
+    async usage(accountId: string): Promise<AccountUsage> {
+      const account = openAccount(accountId);
       const plan = limits[account.plan];
+      const nowMs = clock.now().getTime();
+      let state: LimitsState;
+      try {
+        state = await store.read(accountId);
+      } catch (err) {
+        throw unavailable(err);
+      }
       return {
-        usage: quota.usage(accountId, plan.monthlyQuota, nowMs),
-        rateLimit: rates.peek(accountId, plan.rateLimitPerMinute, nowMs),
+        usage: quotaUsage(state, plan.monthlyQuota, nowMs),
+        rateLimit: peekRate(state, plan.rateLimitPerMinute, nowMs),
+        renders: { limit: plan.rendersInFlight, inFlight: inFlight(state, nowMs) },
       };
     },
   };

@@ -1,4 +1,5 @@
-import type { Account, AccountEvent, OpenAccountState } from '../domain/account/account.js';
+import type { Account, AccountCommand, AccountEvent, OpenAccountState } from '../domain/account/account.js';
+import type { LimitsState } from '../domain/limits/account-limits.js';
 
 export interface Clock {
   now(): Date;
@@ -6,20 +7,28 @@ export interface Clock {
 
 /** Runs an account command against its event stream and returns the new state and events. */
 export interface AccountCommands {
-  handle(
-    accountId: string,
-    command: import('../domain/account/account.js').AccountCommand,
-  ): Promise<{ state: Account; events: AccountEvent[] }>;
+  handle(accountId: string, command: AccountCommand): Promise<{ state: Account; events: AccountEvent[] }>;
 }
 
-/** The read side: open accounts by id and by access key hash. */
+/** The read side, shared by every replica: open accounts by id and by access key hash. */
 export interface AccountDirectory {
   byAccessKeyHash(hash: string): OpenAccountState | undefined;
   byId(accountId: string): OpenAccountState | undefined;
-  apply(events: AccountEvent[]): void;
+  /** Reads the account events this replica has not applied yet (its own changes and other replicas'). */
+  refresh(): Promise<void>;
 }
 
-/** Tells every edge that an account's access key changed (edges drop cached refusals of unknown keys). */
-export interface KeyChangeNotifier {
+/** Tells the other replicas (and waits for them) and every edge that an account changed. */
+export interface AccountChangeNotifier {
+  /** Every replica has read the change when this returns (those that answer within a short wait). */
+  accountChanged(accountId: string): Promise<void>;
+  /** An access key changed (opened or rotated): edges drop cached refusals of unknown keys. */
   keysChanged(accountId: string): Promise<void>;
+}
+
+/** The limits of every account, shared by every replica: each change is atomic per account. */
+export interface LimitsStore {
+  read(accountId: string): Promise<LimitsState>;
+  /** Applies `decide` to the latest state (it mutates its argument) and stores the result atomically. `decide` may run more than once. */
+  change<R>(accountId: string, decide: (state: LimitsState) => R): Promise<R>;
 }

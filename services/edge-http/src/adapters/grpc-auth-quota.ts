@@ -1,15 +1,15 @@
-import { credentials } from '@grpc/grpc-js';
-import { batchedAdmissions } from '@app/admission-client';
+import { randomUUID } from 'node:crypto';
+import { batchedAdmissions, replicatedAuthQuotaClient } from '@app/admission-client';
 import { callUnary } from '@app/rpc';
-import { AuthQuotaServiceClient, type AdmitRequestRequest } from '@app/proto/authquota';
+import type { AdmitRequestRequest } from '@app/proto/authquota';
 import type { AuthQuota } from '../application/ports.js';
 
 /**
- * auth-quota over gRPC; errors come back as AppErrors with their stable codes. Admissions are batched
- * per turn of the event loop (see batchedAdmissions).
+ * auth-quota over gRPC, spread over its replicas (`addresses`, comma-separated) with failover; errors come
+ * back as AppErrors with their stable codes. Admissions are batched per turn of the event loop.
  */
-export function grpcAuthQuota(address: string): AuthQuota & { close(): void } {
-  const client = new AuthQuotaServiceClient(address, credentials.createInsecure());
+export function grpcAuthQuota(addresses: string): AuthQuota & { close(): void } {
+  const client = replicatedAuthQuotaClient(addresses);
   const admit = batchedAdmissions(client);
   return {
     async admit(req) {
@@ -35,13 +35,7 @@ export function grpcAuthQuota(address: string): AuthQuota & { close(): void } {
       };
     },
     async reserve(accountId) {
-      return (await callUnary(client, client.reserveQuota, { account_id: accountId })).reservation_id;
-    },
-    async commit(reservationId) {
-      await callUnary(client, client.commitQuota, { reservation_id: reservationId });
-    },
-    async release(reservationId) {
-      await callUnary(client, client.releaseQuota, { reservation_id: reservationId });
+      return (await callUnary(client, client.reserveQuota, { account_id: accountId, reservation_id: randomUUID() })).reservation_id;
     },
     async usage(accountId) {
       const res = await callUnary(client, client.getUsage, { account_id: accountId });
@@ -52,6 +46,7 @@ export function grpcAuthQuota(address: string): AuthQuota & { close(): void } {
           remaining: res.rate_limit?.remaining ?? 0,
           reset: res.rate_limit?.reset_unix ?? 0,
         },
+        renders: { limit: res.renders_limit, in_flight: res.renders_in_flight },
       };
     },
     close: () => client.close(),

@@ -73,12 +73,6 @@ export interface CacheIndex {
   list(): AsyncIterable<{ key: string; entry: CacheEntry }>;
 }
 
-/** Settles quota reservations the HTTP request handed over. */
-export interface QuotaSettlement {
-  commit(reservationId: string): Promise<void>;
-  release(reservationId: string): Promise<void>;
-}
-
 /** SSRF check of a webhook_url at validation: https to public addresses only. */
 export interface WebhookGuard {
   check(url: string): Promise<void>;

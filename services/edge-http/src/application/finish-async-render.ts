@@ -1,14 +1,14 @@
 import type { RenderFinished, RenderStarted } from '@app/proto/render';
-import type { QuotaSettlement, RenderStatusStore } from './async-ports.js';
+import type { RenderStatusStore } from './async-ports.js';
 import type { RenderCache } from './render-cache.js';
 import { recordFinished, recordStarted } from './render-record.js';
 
 /**
- * Folds render events into the status of asynchronous API renders, and does what their finish calls
- * for: settle the reservation the job carried (commit on success, release on failure; both idempotent,
- * so a redelivered event settles nothing twice) and index a cache entry. Task runs are the scheduler's.
+ * Folds render events into the status of asynchronous API renders, and indexes the cache entry a
+ * finished render made. (Its quota reservation is auth-quota's to settle, from the same event; task
+ * runs are the scheduler's.)
  */
-export function finishAsyncRender(deps: { statuses: RenderStatusStore; quota: QuotaSettlement; cache: RenderCache }) {
+export function finishAsyncRender(deps: { statuses: RenderStatusStore; cache: RenderCache }) {
   const ours = (e: { async?: boolean; origin?: string }) => e.async === true && e.origin === 'api';
   return {
     async started(e: RenderStarted): Promise<void> {
@@ -16,9 +16,6 @@ export function finishAsyncRender(deps: { statuses: RenderStatusStore; quota: Qu
     },
     async finished(e: RenderFinished): Promise<void> {
       if (!ours(e)) return;
-      if (e.reservation_id) {
-        await (e.status === 'succeeded' ? deps.quota.commit(e.reservation_id) : deps.quota.release(e.reservation_id));
-      }
       const key = e.placement?.cache_key;
       if (e.status === 'succeeded' && e.result && key) {
         await deps.cache.remember(key, e.account_id, e.result.object_name, e.result.expires_unix_ms);

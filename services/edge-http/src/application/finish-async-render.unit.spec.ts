@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RenderFinished } from '@app/proto/render';
 import { fakeFiles, fakeIndex, fakeStatuses } from '../testing/async-fakes.js';
 import { finishAsyncRender } from './finish-async-render.js';
@@ -7,10 +7,9 @@ import { renderCache } from './render-cache.js';
 function setup() {
   const statuses = fakeStatuses();
   const index = fakeIndex();
-  const quota = { commit: vi.fn(async () => undefined), release: vi.fn(async () => undefined) };
-  const finish = finishAsyncRender({ statuses, quota, cache: renderCache({ index, files: fakeFiles() }) });
+  const finish = finishAsyncRender({ statuses, cache: renderCache({ index, files: fakeFiles() }) });
   void statuses.create({ id: 'r1', accountId: 'acc', operation: 'pdf', format: 'pdf', status: 'queued', createdMs: 1, deadlineMs: 10 });
-  return { finish, statuses, index, quota };
+  return { finish, statuses, index };
 }
 
 const event = (over: Partial<RenderFinished>) =>
@@ -28,21 +27,17 @@ const event = (over: Partial<RenderFinished>) =>
 
 describe('finishAsyncRender', () => {
   describe('When an async render succeeds', () => {
-    it('should commit its reservation and record it succeeded', async () => {
-      const { finish, statuses, quota } = setup();
+    it('should record it succeeded', async () => {
+      const { finish, statuses } = setup();
       await finish.finished(event({}));
-      expect(quota.commit).toHaveBeenCalledWith('res-1');
-      expect(quota.release).not.toHaveBeenCalled();
       expect(statuses.records.get('r1')).toMatchObject({ status: 'succeeded', file: 'obj' });
     });
   });
 
   describe('When it fails', () => {
-    it('should release its reservation and record the error', async () => {
-      const { finish, statuses, quota } = setup();
+    it('should record the error', async () => {
+      const { finish, statuses } = setup();
       await finish.finished(event({ status: 'failed', result: undefined, error: { code: 'render_timeout', message: 'late' } }));
-      expect(quota.release).toHaveBeenCalledWith('res-1');
-      expect(quota.commit).not.toHaveBeenCalled();
       expect(statuses.records.get('r1')).toMatchObject({ status: 'failed', error: { code: 'render_timeout' } });
     });
   });
@@ -56,11 +51,10 @@ describe('finishAsyncRender', () => {
   });
 
   describe('When the event is a synchronous render or a task run', () => {
-    it('should leave it alone (their quota is settled elsewhere)', async () => {
-      const { finish, statuses, quota } = setup();
+    it('should leave it alone', async () => {
+      const { finish, statuses } = setup();
       await finish.finished(event({ async: false }));
       await finish.finished(event({ origin: 'task', task_id: '3' }));
-      expect(quota.commit).not.toHaveBeenCalled();
       expect(statuses.records.get('r1')!.status).toBe('queued');
     });
   });

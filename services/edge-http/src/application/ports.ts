@@ -32,6 +32,8 @@ export interface Admitted {
 export interface Usage {
   hits: { quota: number; used: number; remaining: number };
   concurrency: { limit: number; remaining: number; reset: number };
+  /** Renders the plan allows in flight at once, and how many the account has. */
+  renders: { limit: number; in_flight: number };
 }
 
 /** auth-quota, as the edge needs it. */
@@ -39,9 +41,15 @@ export interface AuthQuota {
   admit(request: AdmitRequest): Promise<Admitted>;
   /** One unit of quota for an account admitted with `deferQuota`; 423 quota_exceeded when used up. */
   reserve(accountId: string): Promise<string>;
-  commit(reservationId: string): Promise<void>;
-  release(reservationId: string): Promise<void>;
   usage(accountId: string): Promise<Usage>;
+}
+
+/**
+ * How a request holding a quota reservation ended when no render job carried it (refused after
+ * admission, a task created). auth-quota settles it from this, as it settles render outcomes.
+ */
+export interface ReservationOutcomes {
+  endedWithoutJob(e: { accountId: string; reservationId: string; succeeded: boolean }): Promise<void>;
 }
 
 /** Publishes a render job and waits for its outcome. */

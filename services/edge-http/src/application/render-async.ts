@@ -1,6 +1,6 @@
 import type { RenderParams } from '@app/proto/render';
 import { renderBudgetMs, type Operation } from '@app/render-params';
-import type { JobPublisher, QuotaSettlement, RenderStatusStore, WebhookGuard } from './async-ports.js';
+import type { JobPublisher, RenderStatusStore, WebhookGuard } from './async-ports.js';
 import type { Clock, TargetGuard } from './ports.js';
 import type { RenderCache } from './render-cache.js';
 import type { RenderRecord } from './render-record.js';
@@ -22,15 +22,14 @@ const formatOf = (operation: string, params: RenderParams) =>
 
 /**
  * Accepts an asynchronous render: checks the targets, records it as queued and publishes the job,
- * which carries the quota reservation so the finished-renders consumer settles it exactly once.
- * A cache hit finishes at once (its reservation is released: hits cost no quota) and is announced like
- * a finished render, so its webhook goes out the same way.
+ * which carries the quota reservation to its settlement (auth-quota reads the job's outcome).
+ * A cache hit finishes at once (no quota is reserved: hits cost none) and is announced like a finished
+ * render, so its webhook goes out the same way.
  */
 export function renderAsync(deps: {
   jobs: JobPublisher;
   statuses: RenderStatusStore;
   cache: RenderCache;
-  quota: QuotaSettlement;
   guard: TargetGuard;
   webhookGuard: WebhookGuard;
   clock: Clock;
@@ -45,106 +44,96 @@ export function renderAsync(deps: {
     accountId: string;
     operation: Operation;
     params: RenderParams;
-    /** Handed over by the HTTP request: from here on this use case settles it. */
-    reservationId: string | undefined;
+    /** Reserves the render's unit of quota (unless admission did) and returns the reservation the job carries. */
+    reserve: () => Promise<string | undefined>;
     /** Absolute prefix of file URLs, e.g. https://api.example.com/v1/files/ */
     filesBaseUrl: string;
   }): Promise<AsyncAccepted> => {
-    const { params, reservationId } = input;
-    const release = async () => {
-      if (reservationId) await deps.quota.release(reservationId);
+    const { params } = input;
+    if (params.url) await deps.guard.check(params.url, 'url');
+    if (params.webhook_url) await deps.webhookGuard.check(params.webhook_url);
+    const id = deps.newId();
+    const nowMs = deps.clock.now().getTime();
+    const timeoutMs = renderBudgetMs(input.operation, params);
+    const record: RenderRecord = {
+      id,
+      accountId: input.accountId,
+      operation: input.operation,
+      format: formatOf(input.operation, params),
+      status: 'queued',
+      createdMs: nowMs,
+      deadlineMs: nowMs + deps.queueWaitMs + timeoutMs,
+      webhookUrl: params.webhook_url,
+      webhookSigned: params.webhook_signed,
     };
-    try {
-      if (params.url) await deps.guard.check(params.url, 'url');
-      if (params.webhook_url) await deps.webhookGuard.check(params.webhook_url);
-      const id = deps.newId();
-      const nowMs = deps.clock.now().getTime();
-      const timeoutMs = renderBudgetMs(input.operation, params);
-      const record: RenderRecord = {
-        id,
-        accountId: input.accountId,
-        operation: input.operation,
-        format: formatOf(input.operation, params),
-        status: 'queued',
-        createdMs: nowMs,
-        deadlineMs: nowMs + deps.queueWaitMs + timeoutMs,
-        reservationId,
-        webhookUrl: params.webhook_url,
-        webhookSigned: params.webhook_signed,
-      };
-      const cacheKey = params.cache ? cacheKeyOf(input.accountId, input.operation, params) : undefined;
+    const cacheKey = params.cache ? cacheKeyOf(input.accountId, input.operation, params) : undefined;
 
-      if (cacheKey) {
-        const hit = await deps.cache.find(input.accountId, cacheKey, nowMs);
-        if (hit) {
-          await deps.statuses.create({
-            ...record,
-            reservationId: undefined,
-            status: 'succeeded',
-            finishedMs: nowMs,
-            file: hit.objectName,
-            expiresMs: hit.expiresUnixMs,
-            size: hit.size,
-          });
-          await release();
-          if (params.webhook_url) {
-            await deps.jobs.announce({
-              job_id: id,
-              account_id: input.accountId,
-              operation: input.operation,
-              status: 'succeeded',
-              result: {
-                object_name: hit.objectName,
-                content_type: hit.contentType,
-                extension: hit.extension,
-                size: hit.size,
-                headers: hit.headers,
-                expires_unix_ms: hit.expiresUnixMs,
-              },
-              started_unix_ms: nowMs,
-              finished_unix_ms: nowMs,
-              origin: 'api',
-              renderer_id: 'edge-cache',
-              async: true,
-              webhook_url: params.webhook_url,
-              webhook_signed: params.webhook_signed,
-              created_unix_ms: nowMs,
-              format: record.format,
-              placement: { object_name: hit.objectName, ttl_ms: Math.max(0, hit.expiresUnixMs - nowMs), cache_key: cacheKey },
-              files_base_url: input.filesBaseUrl,
-            });
-          }
-          return { id, status: 'succeeded', createdMs: nowMs, cache: 'HIT' };
-        }
-      }
-
-      await deps.statuses.create(record);
-      try {
-        await deps.jobs.submit({
-          job_id: id,
-          account_id: input.accountId,
-          operation: input.operation,
-          params,
-          deadline_unix_ms: record.deadlineMs,
-          created_unix_ms: nowMs,
-          origin: 'api',
-          reservation_id: reservationId,
-          placement: {
-            object_name: fileName(),
-            ttl_ms: cacheKey ? (params.cache_ttl ?? DEFAULT_CACHE_TTL_SECONDS) * 1000 : ASYNC_FILE_TTL_MS,
-            cache_key: cacheKey,
-          },
-          files_base_url: input.filesBaseUrl,
+    if (cacheKey) {
+      const hit = await deps.cache.find(input.accountId, cacheKey, nowMs);
+      if (hit) {
+        await deps.statuses.create({
+          ...record,
+          status: 'succeeded',
+          finishedMs: nowMs,
+          file: hit.objectName,
+          expiresMs: hit.expiresUnixMs,
+          size: hit.size,
         });
-      } catch (err) {
-        await deps.statuses.remove(id).catch(() => undefined);
-        throw err;
+        if (params.webhook_url) {
+          await deps.jobs.announce({
+            job_id: id,
+            account_id: input.accountId,
+            operation: input.operation,
+            status: 'succeeded',
+            result: {
+              object_name: hit.objectName,
+              content_type: hit.contentType,
+              extension: hit.extension,
+              size: hit.size,
+              headers: hit.headers,
+              expires_unix_ms: hit.expiresUnixMs,
+            },
+            started_unix_ms: nowMs,
+            finished_unix_ms: nowMs,
+            origin: 'api',
+            renderer_id: 'edge-cache',
+            async: true,
+            webhook_url: params.webhook_url,
+            webhook_signed: params.webhook_signed,
+            created_unix_ms: nowMs,
+            format: record.format,
+            placement: { object_name: hit.objectName, ttl_ms: Math.max(0, hit.expiresUnixMs - nowMs), cache_key: cacheKey },
+            files_base_url: input.filesBaseUrl,
+          });
+        }
+        return { id, status: 'succeeded', createdMs: nowMs, cache: 'HIT' };
       }
-      return { id, status: 'queued', createdMs: nowMs, ...(cacheKey ? { cache: 'MISS' as const } : {}) };
+    }
+
+    const reservationId = await input.reserve();
+    await deps.statuses.create({ ...record, reservationId });
+    try {
+      await deps.jobs.submit({
+        job_id: id,
+        account_id: input.accountId,
+        operation: input.operation,
+        params,
+        deadline_unix_ms: record.deadlineMs,
+        created_unix_ms: nowMs,
+        origin: 'api',
+        reservation_id: reservationId,
+        placement: {
+          object_name: fileName(),
+          ttl_ms: cacheKey ? (params.cache_ttl ?? DEFAULT_CACHE_TTL_SECONDS) * 1000 : ASYNC_FILE_TTL_MS,
+          cache_key: cacheKey,
+        },
+        files_base_url: input.filesBaseUrl,
+      });
     } catch (err) {
-      await release().catch(() => undefined);
+      await deps.statuses.remove(id).catch(() => undefined);
       throw err;
     }
+    return { id, status: 'queued', createdMs: nowMs, ...(cacheKey ? { cache: 'MISS' as const } : {}) };
   };
 }
 

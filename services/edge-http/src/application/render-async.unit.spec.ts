@@ -14,12 +14,10 @@ function setup(o: { webhookRefused?: boolean; publishFails?: boolean } = {}) {
   if (o.publishFails) jobs.submit = async () => Promise.reject(new Error('nats down'));
   const index = fakeIndex();
   const files = fakeFiles();
-  const quota = { commit: vi.fn(async () => undefined), release: vi.fn(async () => undefined) };
   const accept = renderAsync({
     jobs,
     statuses,
     cache: renderCache({ index, files }),
-    quota,
     guard: { check: async () => undefined },
     webhookGuard: {
       check: async () => {
@@ -30,21 +28,21 @@ function setup(o: { webhookRefused?: boolean; publishFails?: boolean } = {}) {
     newId: () => 'render-1',
     queueWaitMs: 60_000,
   });
-  return { accept, statuses, jobs, index, files, quota };
+  return { accept, statuses, jobs, index, files };
 }
 
 const input = (params: Record<string, unknown>) => ({
   accountId: 'acc_1',
   operation: 'screenshot' as const,
   params: validateRenderParams('screenshot', { url: 'https://example.com/', async: true, ...params }).params,
-  reservationId: 'res-1',
+  reserve: vi.fn(async () => 'res-1'),
   filesBaseUrl: 'https://api.example/v1/files/',
 });
 
 describe('renderAsync', () => {
   describe('When an async render is accepted', () => {
     it('should record it queued and publish a job carrying the reservation and an unguessable file name', async () => {
-      const { accept, statuses, jobs, quota } = setup();
+      const { accept, statuses, jobs } = setup();
       const accepted = await accept(input({ webhook_url: 'https://hooks.example/x' }));
       expect(accepted).toEqual({ id: 'render-1', status: 'queued', createdMs: NOW });
       expect(statuses.records.get('render-1')).toMatchObject({
@@ -59,7 +57,6 @@ describe('renderAsync', () => {
       expect(job!.placement!.object_name).toMatch(/^[A-Za-z0-9_-]{43}$/);
       expect(job!.placement!.ttl_ms).toBe(ASYNC_FILE_TTL_MS);
       expect(job!.placement!.cache_key).toBeUndefined();
-      expect(quota.release).not.toHaveBeenCalled();
     });
   });
 
@@ -83,8 +80,8 @@ describe('renderAsync', () => {
   });
 
   describe('When it asks for the cache and hits', () => {
-    it('should finish at once, release the reservation and announce the finish for the webhook', async () => {
-      const { accept, statuses, jobs, index, files, quota } = setup();
+    it('should finish at once without reserving quota and announce the finish for the webhook', async () => {
+      const { accept, statuses, jobs, index, files } = setup();
       const i = input({ cache: true, webhook_url: 'https://hooks.example/x' });
       const key = cacheKeyOf('acc_1', 'screenshot', i.params);
       const file = storedFile({ expiresUnixMs: NOW + 5_000 });
@@ -93,7 +90,7 @@ describe('renderAsync', () => {
       const accepted = await accept(i);
       expect(accepted).toMatchObject({ status: 'succeeded', cache: 'HIT' });
       expect(statuses.records.get('render-1')).toMatchObject({ status: 'succeeded', file: file.objectName, expiresMs: NOW + 5_000 });
-      expect(quota.release).toHaveBeenCalledWith('res-1');
+      expect(i.reserve).not.toHaveBeenCalled();
       expect(jobs.submitted).toHaveLength(0);
       expect(jobs.announced[0]).toMatchObject({ job_id: 'render-1', status: 'succeeded', webhook_url: 'https://hooks.example/x', async: true });
       expect(jobs.announced[0]!.reservation_id).toBeUndefined();
@@ -103,21 +100,21 @@ describe('renderAsync', () => {
   });
 
   describe('When the webhook_url is refused', () => {
-    it('should answer the refusal, release the reservation and publish nothing', async () => {
-      const { accept, jobs, quota, statuses } = setup({ webhookRefused: true });
-      await expect(accept(input({ webhook_url: 'http://hooks.example/x' }))).rejects.toBeInstanceOf(AppError);
-      expect(quota.release).toHaveBeenCalledWith('res-1');
+    it('should answer the refusal before reserving anything and publish nothing', async () => {
+      const { accept, jobs, statuses } = setup({ webhookRefused: true });
+      const i = input({ webhook_url: 'http://hooks.example/x' });
+      await expect(accept(i)).rejects.toBeInstanceOf(AppError);
+      expect(i.reserve).not.toHaveBeenCalled();
       expect(jobs.submitted).toHaveLength(0);
       expect(statuses.records.size).toBe(0);
     });
   });
 
   describe('When the job cannot be published', () => {
-    it('should remove the record and release the reservation', async () => {
-      const { accept, quota, statuses } = setup({ publishFails: true });
+    it('should remove the record and fail (the request then announces its reservation ended without a job)', async () => {
+      const { accept, statuses } = setup({ publishFails: true });
       await expect(accept(input({}))).rejects.toThrow('nats down');
       expect(statuses.records.size).toBe(0);
-      expect(quota.release).toHaveBeenCalledWith('res-1');
     });
   });
 });

@@ -17,8 +17,8 @@ export interface CachedRenderInput {
   accountId: string;
   operation: Operation;
   params: RenderParams;
-  /** Runs on a miss, before the render (the quota a hit would not have cost). */
-  beforeRender?: () => Promise<void>;
+  /** Runs on a miss, before the render: reserves the quota a hit would not have cost; the job carries it. */
+  beforeRender?: () => Promise<string | undefined>;
 }
 
 const asHit = (hit: CacheHit): CachedOutcome => ({
@@ -68,9 +68,10 @@ export function renderCached(deps: {
       const claim = { accountId, untilUnixMs, token: newToken() };
       if (await cache.claim(key, claim, now())) {
         try {
-          await input.beforeRender?.();
+          const reservationId = await input.beforeRender?.();
           const ttlMs = (params.cache_ttl ?? DEFAULT_CACHE_TTL_SECONDS) * 1000;
-          const outcome = await deps.renderSync({ accountId, operation, params, placement: { object_name: fileName(), ttl_ms: ttlMs, cache_key: key } });
+          const placement = { object_name: fileName(), ttl_ms: ttlMs, cache_key: key };
+          const outcome = await deps.renderSync({ accountId, operation, params, placement, reservationId });
           if (outcome.kept) await cache.remember(key, accountId, outcome.kept.objectName, outcome.kept.expiresUnixMs);
           else await cache.unclaim(key, claim);
           return { ...outcome, cache: 'MISS' };

@@ -37,6 +37,8 @@ export function renderSync(deps: {
     operation: Operation;
     params: RenderParams;
     placement?: ResultPlacement;
+    /** The quota reservation the job carries to its settlement. */
+    reservationId?: string | undefined;
   }): Promise<RenderOutcome> => {
     const { params } = input;
     if (params.url) await deps.guard.check(params.url, 'url');
@@ -56,6 +58,7 @@ export function renderSync(deps: {
           created_unix_ms: now,
           origin: 'api',
           placement: input.placement,
+          reservation_id: input.reservationId,
         },
         budgetMs + deps.waitMarginMs,
       );

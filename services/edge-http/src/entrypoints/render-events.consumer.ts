@@ -1,4 +1,4 @@
-import { EDGE_RENDER_EVENTS_CONSUMER, ack, pullWorkers, term, type JetStreamClient, type PullWorkers } from '@app/messaging';
+import { EDGE_RENDER_EVENTS_CONSUMER, SUBJECTS, ack, pullWorkers, term, type JetStreamClient, type PullWorkers } from '@app/messaging';
 import { RenderFinished, RenderStarted } from '@app/proto/render';
 import type { Logger } from '@app/logging';
 import type { FinishAsyncRender } from '../application/finish-async-render.js';
@@ -6,8 +6,8 @@ import type { FinishAsyncRender } from '../application/finish-async-render.js';
 const STARTED = 'renderer.render.started.';
 
 /**
- * The edge replicas' shared durable consumer of render events: folds them into async render status,
- * settles quota and indexes cache entries. A failure (auth-quota or NATS briefly away) is nak'ed and
+ * The edge replicas' shared durable consumer of render events: folds them into async render status
+ * and indexes cache entries (reservations that ended without a job are auth-quota's alone). A failure (auth-quota or NATS briefly away) is nak'ed and
  * comes back; every step is idempotent.
  */
 export function renderEventsConsumer(deps: { js: JetStreamClient; finish: FinishAsyncRender; logger: Logger; workers?: number }): PullWorkers {
@@ -21,6 +21,7 @@ export function renderEventsConsumer(deps: { js: JetStreamClient; finish: Finish
     errorDelayMs: 2_000,
     span: (msg) => ({ name: 'render event', attributes: { 'messaging.subject': msg.subject } }),
     async handle(msg) {
+      if (msg.subject.startsWith(SUBJECTS.renderWithoutJobPrefix)) return ack;
       let work: () => Promise<void>;
       try {
         if (msg.subject.startsWith(STARTED)) {

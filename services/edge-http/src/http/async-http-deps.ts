@@ -1,4 +1,3 @@
-import type { QuotaSettlement } from '../application/async-ports.js';
 import type { RenderAsync } from '../application/render-async.js';
 import type { RenderCached } from '../application/render-cached.js';
 import type { GetRenderStatus } from '../application/render-status.js';
@@ -10,6 +9,5 @@ export interface AsyncHttpDeps {
   renderCached: RenderCached;
   getRenderStatus: GetRenderStatus;
   openResultFile: OpenResultFile;
-  quota: QuotaSettlement;
   publicUrl?: string | undefined;
 }

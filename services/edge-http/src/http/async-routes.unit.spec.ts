@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import type { FastifyInstance } from 'fastify';
 import { createLogger } from '@app/logging';
 import { errors } from '@app/errors';
-import type { AuthQuota } from '../application/ports.js';
+import type { AuthQuota, ReservationOutcomes } from '../application/ports.js';
 import type { RenderSync } from '../application/render-sync.js';
 import { renderAsync } from '../application/render-async.js';
 import { renderCache } from '../application/render-cache.js';
@@ -31,10 +31,14 @@ const authQuota: AuthQuota = {
     quotaLeft -= 1;
     return `res-${++reservations}`;
   }),
-  commit: vi.fn(async () => undefined),
-  release: vi.fn(async () => undefined),
-  usage: vi.fn(async () => ({ hits: { quota: 1, used: 0, remaining: 1 }, concurrency: { limit: 0, remaining: 0, reset: 0 } })),
+  usage: vi.fn(async () => ({
+    hits: { quota: 1, used: 0, remaining: 1 },
+    concurrency: { limit: 0, remaining: 0, reset: 0 },
+    renders: { limit: 25, in_flight: 0 },
+  })),
 };
+/** Reservations the requests announced as ended without a job (auth-quota settles them from there). */
+const reservationOutcomes: ReservationOutcomes = { endedWithoutJob: vi.fn(async () => undefined) };
 
 const files = fakeFiles();
 const index = fakeIndex();
@@ -49,7 +53,6 @@ const renderSync = vi.fn<RenderSync>(async (input) => {
   return { body: png, contentType: 'image/png', extension: 'png', headers: {}, kept: { objectName, expiresUnixMs } };
 });
 const cache = renderCache({ index, files });
-const quota = { commit: authQuota.commit, release: authQuota.release };
 let ids = 0;
 let app: FastifyInstance;
 
@@ -58,6 +61,7 @@ beforeAll(async () => {
     logger: createLogger('edge-http-test', { level: 'silent' }),
     bodyLimitBytes: 1024 * 1024,
     authQuota,
+    reservations: reservationOutcomes,
     renderSync,
     health: async () => ({}),
     asyncRenders: {
@@ -65,7 +69,6 @@ beforeAll(async () => {
         jobs,
         statuses,
         cache,
-        quota,
         guard: { check: async () => undefined },
         webhookGuard: { check: async () => undefined },
         clock,
@@ -75,14 +78,12 @@ beforeAll(async () => {
       renderCached: renderCached({ renderSync, cache, clock, waitMarginMs: 1_000 }),
       getRenderStatus: getRenderStatus({ statuses, clock }),
       openResultFile: openResultFile({ files, clock }),
-      quota,
     },
   });
 });
 afterAll(() => app.close());
 beforeEach(() => {
-  vi.mocked(authQuota.commit).mockClear();
-  vi.mocked(authQuota.release).mockClear();
+  vi.mocked(reservationOutcomes.endedWithoutJob).mockClear();
   vi.mocked(authQuota.reserve).mockClear();
   quotaLeft = Number.POSITIVE_INFINITY;
 });
@@ -100,8 +101,7 @@ describe('async renders over HTTP', () => {
       const body = res.json();
       expect(body).toEqual({ id: expect.any(String), status: 'queued', created: expect.any(Number) });
       await settled();
-      expect(authQuota.commit).not.toHaveBeenCalled();
-      expect(authQuota.release).not.toHaveBeenCalled();
+      expect(reservationOutcomes.endedWithoutJob).not.toHaveBeenCalled();
       expect(jobs.submitted.at(-1)).toMatchObject({ job_id: body.id, reservation_id: expect.stringMatching(/^res-/) });
       expect(jobs.submitted.at(-1)!.files_base_url).toBe('http://api.example:8443/v1/files/');
     });
@@ -120,17 +120,19 @@ describe('async renders over HTTP', () => {
   });
 
   describe('When webhook_url comes without async', () => {
-    it('should answer 400 and release the reservation', async () => {
+    it('should answer 400 and announce the reservation ended without a job', async () => {
       const res = await post('ak_one', { url: 'https://example.com/', webhook_url: 'https://hooks.example/' });
       expect(res.statusCode).toBe(400);
-      await vi.waitFor(() => expect(authQuota.release).toHaveBeenCalled());
+      await vi.waitFor(() =>
+        expect(reservationOutcomes.endedWithoutJob).toHaveBeenCalledWith(expect.objectContaining({ accountId: 'acc_1', succeeded: false })),
+      );
     });
   });
 });
 
 describe('the render cache over HTTP', () => {
   describe('When the same cached request comes twice', () => {
-    it('should MISS (quota reserved then committed) then HIT (no quota touched, same bytes)', async () => {
+    it('should MISS (quota reserved, carried by the job) then HIT (no quota touched, same bytes)', async () => {
       const params = { url: 'https://example.com/cached', cache: true };
       const miss = await post('ak_one', params);
       expect(miss.statusCode).toBe(200);
@@ -138,8 +140,7 @@ describe('the render cache over HTTP', () => {
       expect(authQuota.admit).toHaveBeenLastCalledWith(expect.objectContaining({ deferQuota: true }));
       expect(authQuota.reserve).toHaveBeenCalledWith('acc_1');
       const reserved = await vi.mocked(authQuota.reserve).mock.results[0]!.value;
-      await vi.waitFor(() => expect(authQuota.commit).toHaveBeenCalledWith(reserved));
-      vi.mocked(authQuota.commit).mockClear();
+      expect(renderSync).toHaveBeenLastCalledWith(expect.objectContaining({ reservationId: reserved }));
       vi.mocked(authQuota.reserve).mockClear();
 
       const hit = await post('ak_one', params);
@@ -148,8 +149,7 @@ describe('the render cache over HTTP', () => {
       expect(hit.rawPayload).toEqual(miss.rawPayload);
       await settled();
       expect(authQuota.reserve).not.toHaveBeenCalled();
-      expect(authQuota.commit).not.toHaveBeenCalled();
-      expect(authQuota.release).not.toHaveBeenCalled();
+      expect(reservationOutcomes.endedWithoutJob).not.toHaveBeenCalled();
       expect(renderSync).toHaveBeenCalledTimes(1);
     });
   });
@@ -174,10 +174,11 @@ describe('the render cache over HTTP', () => {
   });
 
   describe('When a cached request is also async', () => {
-    it('should reserve at admission (the job carries the reservation)', async () => {
+    it('should reserve on a miss only (the job carries the reservation)', async () => {
       const res = await post('ak_one', { url: 'https://example.com/async-cached', cache: true, async: true });
       expect(res.statusCode).toBe(202);
-      expect(authQuota.admit).toHaveBeenLastCalledWith(expect.objectContaining({ deferQuota: false }));
+      expect(authQuota.admit).toHaveBeenLastCalledWith(expect.objectContaining({ deferQuota: true }));
+      expect(authQuota.reserve).toHaveBeenCalledWith('acc_1');
       expect(jobs.submitted.at(-1)).toMatchObject({ reservation_id: expect.stringMatching(/^res-/) });
     });
   });

@@ -4,7 +4,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyServerFactory
 import { AppError } from '@app/errors';
 import { nameHttpRoute, traceIncomingRequests } from '@app/telemetry';
 import type { Logger } from '@app/logging';
-import type { AuthQuota } from '../application/ports.js';
+import type { AuthQuota, ReservationOutcomes } from '../application/ports.js';
 import type { RenderSync } from '../application/render-sync.js';
 import type { AsyncHttpDeps } from './async-http-deps.js';
 import { clientErrorHandler, errorHandler, frameworkErrorHandler, notFoundHandler, requestIdOf } from './errors.js';
@@ -24,6 +24,7 @@ export interface HttpDeps {
   tls?: { key: Buffer; cert: Buffer };
   bodyLimitBytes: number;
   authQuota: AuthQuota;
+  reservations: ReservationOutcomes;
   renderSync: RenderSync;
   health: () => Promise<Record<string, unknown>>;
   /** Async renders, render status, result files and the cache (absent: those routes answer 503 / 404). */
@@ -104,7 +105,7 @@ export async function buildServer(deps: HttpDeps): Promise<FastifyInstance> {
   await app.register(healthRoutes, { check: deps.health });
   if (deps.asyncRenders) await app.register(filesRoutes, { openResultFile: deps.asyncRenders.openResultFile });
   await app.register(async (api) => {
-    await api.register(admissionPlugin, { authQuota: deps.authQuota });
+    await api.register(admissionPlugin, { authQuota: deps.authQuota, reservations: deps.reservations });
     await api.register(renderRoutes, { renderSync: deps.renderSync, ...deps.asyncRenders });
     if (deps.asyncRenders) await api.register(rendersRoutes, deps.asyncRenders);
     await api.register(usageRoutes, { authQuota: deps.authQuota });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { createLogger } from '@app/logging';
 import { errors, AppError } from '@app/errors';
-import type { AuthQuota } from '../application/ports.js';
+import type { AuthQuota, ReservationOutcomes } from '../application/ports.js';
 import type { RenderSync } from '../application/render-sync.js';
 import { buildServer } from './build-server.js';
 
@@ -14,10 +14,13 @@ const authQuota: AuthQuota = {
     return { account: { accountId: 'acc_1', plan: 'basic' }, rateLimit: { limit: 40, remaining: 39, resetUnix: 1_800_000_000 }, reservationId: 'r1' };
   }),
   reserve: vi.fn(async () => 'res-deferred'),
-  commit: vi.fn(async () => undefined),
-  release: vi.fn(async () => undefined),
-  usage: vi.fn(async () => ({ hits: { quota: 100, used: 7, remaining: 93 }, concurrency: { limit: 0, remaining: 0, reset: 0 } })),
+  usage: vi.fn(async () => ({
+    hits: { quota: 100, used: 7, remaining: 93 },
+    concurrency: { limit: 0, remaining: 0, reset: 0 },
+    renders: { limit: 5, in_flight: 2 },
+  })),
 };
+const reservations: ReservationOutcomes = { endedWithoutJob: vi.fn(async () => undefined) };
 
 const renderSync = vi.fn<RenderSync>(async () => ({
   body: new Uint8Array([0xff, 0xd8, 0xff]),
@@ -33,6 +36,7 @@ beforeAll(async () => {
     logger: createLogger('edge-http-test', { level: 'silent' }),
     bodyLimitBytes: 1024 * 1024,
     authQuota,
+    reservations,
     renderSync,
     health: async () => ({}),
   });
@@ -52,7 +56,8 @@ describe('edge-http routes', () => {
   });
 
   describe('When a render succeeds', () => {
-    it('should answer the body with rate limit headers and commit the reservation', async () => {
+    it('should answer the body with rate limit headers, its job carrying the reservation to its settlement', async () => {
+      vi.mocked(reservations.endedWithoutJob).mockClear();
       const res = await app.inject({ method: 'POST', url: '/v1/screenshot', headers: { 'x-access-key': VALID_KEY }, payload: { url: 'http://a.test/' } });
       expect(res.statusCode).toBe(200);
       expect(res.headers['content-type']).toBe('image/jpeg');
@@ -60,7 +65,8 @@ describe('edge-http routes', () => {
       expect(res.headers['x-ratelimit-limit']).toBe('40');
       expect(res.headers['x-ratelimit-remaining']).toBe('39');
       expect(res.headers['x-ratelimit-reset']).toBe('1800000000');
-      await vi.waitFor(() => expect(authQuota.commit).toHaveBeenCalledWith('r1'));
+      expect(renderSync).toHaveBeenLastCalledWith(expect.objectContaining({ reservationId: 'r1' }));
+      expect(reservations.endedWithoutJob).not.toHaveBeenCalled();
     });
   });
 
@@ -76,8 +82,8 @@ describe('edge-http routes', () => {
   });
 
   describe('When the parameters are invalid', () => {
-    it('should answer 400 with every problem and release the reservation', async () => {
-      vi.mocked(authQuota.release).mockClear();
+    it('should answer 400 with every problem and announce the reservation ended without a job', async () => {
+      vi.mocked(reservations.endedWithoutJob).mockClear();
       const res = await app.inject({
         method: 'POST',
         url: '/v1/screenshot',
@@ -88,7 +94,9 @@ describe('edge-http routes', () => {
       const body = res.json();
       expect(body.code).toBe('invalid_parameter');
       expect(body.details.map((d: { parameter: string }) => d.parameter).sort()).toEqual(['format', 'url', 'viewport_width']);
-      await vi.waitFor(() => expect(authQuota.release).toHaveBeenCalledWith('r1'));
+      await vi.waitFor(() =>
+        expect(reservations.endedWithoutJob).toHaveBeenCalledWith({ accountId: 'acc_1', reservationId: 'r1', succeeded: false }),
+      );
     });
   });
 
@@ -168,7 +176,11 @@ describe('edge-http routes', () => {
     it('should answer hits and the rate limit state of the decisions', async () => {
       const res = await app.inject({ method: 'GET', url: '/v1/usage', headers: { 'x-access-key': VALID_KEY } });
       expect(res.statusCode).toBe(200);
-      expect(res.json()).toEqual({ hits: { quota: 100, used: 7, remaining: 93 }, concurrency: { limit: 40, remaining: 39, reset: 1_800_000_000 } });
+      expect(res.json()).toEqual({
+        hits: { quota: 100, used: 7, remaining: 93 },
+        concurrency: { limit: 40, remaining: 39, reset: 1_800_000_000 },
+        renders: { limit: 5, in_flight: 2 },
+      });
     });
   });
 

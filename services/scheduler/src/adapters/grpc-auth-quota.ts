@@ -1,15 +1,12 @@
-import { credentials } from '@grpc/grpc-js';
-import { batchedAdmissions } from '@app/admission-client';
-import { callUnary } from '@app/rpc';
-import { AuthQuotaServiceClient } from '@app/proto/authquota';
+import { batchedAdmissions, replicatedAuthQuotaClient } from '@app/admission-client';
 import type { AuthQuota } from '../application/ports.js';
 
 /**
- * auth-quota over gRPC, as a trusted internal caller: the account is named, no key or signature is sent.
- * The runs admitted in one turn of the event loop (a minute's due runs) travel in one call.
+ * auth-quota over gRPC (any of its replicas, with failover), as a trusted internal caller: the account is
+ * named, no key or signature is sent. The runs admitted in one turn of the event loop travel in one call.
  */
-export function grpcAuthQuota(address: string): AuthQuota & { close(): void } {
-  const client = new AuthQuotaServiceClient(address, credentials.createInsecure());
+export function grpcAuthQuota(addresses: string): AuthQuota & { close(): void } {
+  const client = replicatedAuthQuotaClient(addresses);
   const admit = batchedAdmissions(client);
   return {
     async admitRun({ accountId, features }) {
@@ -25,12 +22,6 @@ export function grpcAuthQuota(address: string): AuthQuota & { close(): void } {
         account: { accountId: res.account?.account_id ?? accountId, plan: res.account?.plan ?? '' },
         reservationId: res.reservation_id,
       };
-    },
-    async commit(reservationId) {
-      await callUnary(client, client.commitQuota, { reservation_id: reservationId });
-    },
-    async release(reservationId) {
-      await callUnary(client, client.releaseQuota, { reservation_id: reservationId });
     },
     close: () => client.close(),
   };

@@ -31,7 +31,13 @@ const runError = (err: unknown): RunError =>
 export const RESULT_TTL_MS = 24 * 3_600_000;
 
 /** The render job of a task's run, stamped `now` (its creation; the deadline counts from it). */
-export function renderJob(task: ActiveTask, runId: string, ids: { jobId: string; fileName: string }, params: RenderParams, now: number): RenderJob {
+export function renderJob(
+  task: ActiveTask,
+  runId: string,
+  ids: { jobId: string; fileName: string; reservationId: string | undefined },
+  params: RenderParams,
+  now: number,
+): RenderJob {
   return {
     job_id: ids.jobId,
     account_id: task.accountId,
@@ -45,6 +51,8 @@ export function renderJob(task: ActiveTask, runId: string, ids: { jobId: string;
     // Kept as a file (not a transient result): fetchable at <files base URL><name> until it expires.
     placement: { object_name: ids.fileName, ttl_ms: RESULT_TTL_MS },
     files_base_url: task.filesBaseUrl,
+    // auth-quota settles the run's quota from the render's outcome.
+    reservation_id: ids.reservationId,
   };
 }
 
@@ -96,7 +104,8 @@ export function dispatchRun(deps: RunDeps) {
 
     if (open.jobId) {
       if (now - (open.dispatchedAt ?? 0) <= REPUBLISH_WINDOW_MS) {
-        await jobs.publish(renderJob(state, runId, { jobId: open.jobId, fileName: open.fileName ?? deps.newFileName() }, params, now));
+        const ids = { jobId: open.jobId, fileName: open.fileName ?? deps.newFileName(), reservationId: open.reservationId };
+        await jobs.publish(renderJob(state, runId, ids, params, now));
       }
       return DONE;
     }
@@ -126,15 +135,15 @@ export function dispatchRun(deps: RunDeps) {
         decide({ type: 'DispatchRun', data: { runId, ...ids, reservationId }, metadata: { now } }, current),
       );
     } catch (err) {
-      if (reservationId) await authQuota.release(reservationId).catch(() => undefined);
+      if (reservationId) await jobs.withoutJob({ accountId: state.accountId, reservationId }).catch(() => undefined);
       throw err;
     }
     if (recorded.events.length === 0) {
       // Deleted in the meantime (or dispatched by another delivery): this reservation is not needed.
-      if (reservationId) await authQuota.release(reservationId);
+      if (reservationId) await jobs.withoutJob({ accountId: state.accountId, reservationId });
       return DONE;
     }
-    await jobs.publish(renderJob(state, runId, ids, params, now));
+    await jobs.publish(renderJob(state, runId, { ...ids, reservationId }, params, now));
     return DONE;
   };
 }

@@ -26,18 +26,19 @@ function setup(history: TaskEvent[] = [created, started], guard: TargetGuard = {
   const streams = memoryTaskStreams({ 3: history });
   const auth = recordingAuthQuota();
   const published: RenderJob[] = [];
+  const withoutJob: string[] = [];
   const clock = controlledClock(DUE + 300);
   let n = 0;
   const dispatch = dispatchRun({
     streams: streams.port,
     authQuota: auth.port,
-    jobs: { publish: async (job) => void published.push(job) },
+    jobs: { publish: async (job) => void published.push(job), withoutJob: async (e) => void withoutJob.push(e.reservationId) },
     guard,
     clock,
     newId: () => `job-${++n}`,
     newFileName: () => `file-${n}`,
   });
-  return { dispatch, streams, auth, published, clock };
+  return { dispatch, streams, auth, published, withoutJob, clock };
 }
 
 const types = (events: TaskEvent[]) => events.map((e) => e.type);

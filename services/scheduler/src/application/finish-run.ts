@@ -1,14 +1,13 @@
 import type { RenderFinished } from '@app/proto/render';
 import { decide } from '../domain/task/task.decider.js';
-import type { AuthQuota, Clock, TaskStreams } from './ports.js';
+import type { Clock, TaskStreams } from './ports.js';
 
 /**
- * Records the outcome of a task run's render and settles its quota reservation: committed when the
- * render succeeded, released when it failed. Settling first and recording second makes a redelivery
- * safe: settling again is a no-op, and the record is only appended once.
+ * Records the outcome of a task run's render (its quota reservation is auth-quota's to settle, from the
+ * same event). A redelivery is safe: the record is only appended once.
  */
-export function finishRun(deps: { streams: TaskStreams; authQuota: AuthQuota; clock: Clock }) {
-  const { streams, authQuota, clock } = deps;
+export function finishRun(deps: { streams: TaskStreams; clock: Clock }) {
+  const { streams, clock } = deps;
 
   /** 'not-started': a prepared run whose start is not recorded yet (its job went out first): try again later. */
   return async (finished: RenderFinished): Promise<'done' | 'not-started'> => {
@@ -23,7 +22,6 @@ export function finishRun(deps: { streams: TaskStreams; authQuota: AuthQuota; cl
     if (!open || (open.jobId && open.jobId !== finished.job_id)) return 'done';
 
     const succeeded = finished.status === 'succeeded' && finished.result !== undefined;
-    if (open.reservationId) await (succeeded ? authQuota.commit : authQuota.release)(open.reservationId);
 
     await streams.change(taskId, (current) =>
       decide(

@@ -3,7 +3,6 @@ import { RenderFinished } from '@app/proto/render';
 import type { TaskDefinition, TaskEvent } from '../domain/task/task.js';
 import { controlledClock } from '../testing/controlled-clock.js';
 import { memoryTaskStreams } from '../testing/memory-task-streams.js';
-import { recordingAuthQuota } from '../testing/recording-auth-quota.js';
 import { finishRun } from './finish-run.js';
 
 const DUE = Date.parse('2026-05-01T10:01:00Z');
@@ -20,19 +19,17 @@ const outcome = (o: Partial<RenderFinished>) =>
 
 function setup(events = history) {
   const streams = memoryTaskStreams({ 3: events });
-  const auth = recordingAuthQuota();
-  const finish = finishRun({ streams: streams.port, authQuota: auth.port, clock: controlledClock(DUE + 5_000) });
-  return { finish, streams, auth };
+  const finish = finishRun({ streams: streams.port, clock: controlledClock(DUE + 5_000) });
+  return { finish, streams };
 }
 
 describe('Run outcome', () => {
   describe('When the render of a run succeeded', () => {
-    it('should commit the reservation and record the result file, once', async () => {
-      const { finish, streams, auth } = setup();
+    it('should record the result file, once', async () => {
+      const { finish, streams } = setup();
       const succeeded = outcome({ status: 'succeeded', result: { object_name: 'file-1', content_type: 'application/pdf', extension: 'pdf', size: 10, headers: {}, expires_unix_ms: 0 } });
       await finish(succeeded);
       await finish(succeeded);
-      expect(auth.committed).toEqual(['res-9']);
       expect(streams.events(3).slice(3)).toEqual([
         { type: 'TaskRunFinished', data: { taskId: 3, runId: RUN, outcome: 'succeeded', finishedAt: DUE + 5_000, file: 'file-1' } },
       ]);
@@ -40,30 +37,26 @@ describe('Run outcome', () => {
   });
 
   describe('When the render of a run failed', () => {
-    it('should release the reservation and record the error', async () => {
-      const { finish, streams, auth } = setup();
+    it('should record the error', async () => {
+      const { finish, streams } = setup();
       await finish(outcome({ status: 'failed', error: { code: 'host_returned_error', message: 'boom' } }));
-      expect(auth.released).toEqual(['res-9']);
-      expect(auth.committed).toEqual([]);
       expect(streams.events(3).at(-1)).toMatchObject({ data: { outcome: 'failed', error: { code: 'host_returned_error', message: 'boom' } } });
     });
   });
 
   describe('When the render is not a task run, or of another job of the run', () => {
     it('should leave everything as it is', async () => {
-      const { finish, streams, auth } = setup();
+      const { finish, streams } = setup();
       await finish(outcome({ origin: 'api', status: 'succeeded' }));
       await finish(outcome({ job_id: 'job-other', status: 'failed' }));
       expect(streams.events(3)).toHaveLength(3);
-      expect([...auth.committed, ...auth.released]).toEqual([]);
     });
   });
 
   describe('When the task was deleted while the run rendered', () => {
-    it('should still settle the quota, and record nothing on the deleted task', async () => {
-      const { finish, streams, auth } = setup([...history, { type: 'TaskDeleted', data: { taskId: 3, deletedAt: DUE + 400 } }]);
+    it('should record nothing on the deleted task', async () => {
+      const { finish, streams } = setup([...history, { type: 'TaskDeleted', data: { taskId: 3, deletedAt: DUE + 400 } }]);
       await finish(outcome({ status: 'failed', error: { code: 'render_timeout', message: 't' } }));
-      expect(auth.released).toEqual(['res-9']);
       expect(streams.events(3)).toHaveLength(4);
     });
   });

@@ -34,16 +34,19 @@ export interface Admission {
   reservationId?: string;
 }
 
-/** auth-quota, as the scheduler's runs need it (a trusted internal caller acting for an account). */
+/**
+ * auth-quota, as the scheduler's runs need it (a trusted internal caller acting for an account). The
+ * reservation it hands out travels with the render job and is settled by auth-quota from the outcome.
+ */
 export interface AuthQuota {
   admitRun(request: { accountId: string; features: string[] }): Promise<Admission>;
-  commit(reservationId: string): Promise<void>;
-  release(reservationId: string): Promise<void>;
 }
 
 /** The RENDER_JOBS work queue; publishing the same job id twice enqueues it once. */
 export interface RenderJobs {
   publish(job: RenderJob): Promise<void>;
+  /** A run's reservation that no job will carry (the run was not dispatched): auth-quota releases it. */
+  withoutJob(e: { accountId: string; reservationId: string }): Promise<void>;
 }
 
 /** SSRF checks (target_not_allowed, name_not_resolved): pages the browser loads, and webhook targets. */

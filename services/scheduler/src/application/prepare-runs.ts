@@ -54,7 +54,9 @@ export function runPreparation(deps: RunDeps & {
   const ready = new Map<string, ReadyRun>();
   const now = () => clock.now().getTime();
 
-  const release = (reservationId: string | undefined) => (reservationId ? authQuota.release(reservationId).catch(() => undefined) : undefined);
+  /** A reservation no job will carry: announced so that auth-quota releases it. */
+  const release = (accountId: string, reservationId: string | undefined) =>
+    reservationId ? jobs.withoutJob({ accountId, reservationId }).catch(() => undefined) : undefined;
 
   async function prepare(request: { taskId: number; dueAt: number }): Promise<void> {
     const { taskId, dueAt } = request;
@@ -83,24 +85,24 @@ export function runPreparation(deps: RunDeps & {
         decide({ type: 'PrepareRun', data: { runId, dueAt, ...ids, reservationId }, metadata: { now: now() } }, current),
       );
     } catch (err) {
-      await release(reservationId);
+      await release(state.accountId, reservationId);
       throw err;
     }
     if (change.events.length === 0) {
       // Claimed meanwhile (by the due-time path) or disabled: this reservation is not needed.
-      await release(reservationId);
+      await release(state.accountId, reservationId);
       return;
     }
     const task = change.after as ActiveTask;
-    // The job is stamped with its due instant, the moment it will be published.
-    const job = renderJob(task, runId, ids, params, dueAt);
+    // The job is stamped with its due instant, the moment it will be published; it carries the reservation.
+    const job = renderJob(task, runId, { ...ids, reservationId }, params, dueAt);
     ready.set(runId, { taskId, runId, dueAt, job, definition: definitionOf({ ...task.definition }), ...(reservationId ? { reservationId } : {}) });
     deps.onReady?.(dueAt);
   }
 
   async function cancel(run: ReadyRun): Promise<void> {
     await streams.change(run.taskId, (current) => decide({ type: 'CancelPreparedRun', data: { runId: run.runId }, metadata: { now: now() } }, current));
-    await release(run.reservationId);
+    await release(run.job.account_id, run.reservationId);
   }
 
   /** Starts every ready run that is due; returns how many started. */

@@ -1,11 +1,13 @@
-import { credentials } from '@grpc/grpc-js';
-import { AuthQuotaServiceClient } from '@app/proto/authquota';
+import { replicatedAuthQuotaClient } from '@app/admission-client';
 import { callUnary } from '@app/rpc';
 import type { SigningKeys } from '../application/ports.js';
 
-/** Secret keys from auth-quota, asked for every delivery (a rotated key signs the very next one). */
-export function grpcSigningKeys(address: string): SigningKeys & { close(): void } {
-  const client = new AuthQuotaServiceClient(address, credentials.createInsecure());
+/**
+ * Secret keys from auth-quota (any of its replicas), asked for every delivery (a rotated key signs the
+ * very next one).
+ */
+export function grpcSigningKeys(addresses: string): SigningKeys & { close(): void } {
+  const client = replicatedAuthQuotaClient(addresses);
   return {
     async secretOf(accountId) {
       const res = await callUnary(client, client.getSigningKey, { account_id: accountId });

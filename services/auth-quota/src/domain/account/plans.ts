@@ -10,14 +10,16 @@ export interface PlanLimits {
   rateLimitPerMinute: number;
   /** Successful renders per calendar month (UTC). */
   monthlyQuota: number;
+  /** Renders in flight at once (admitted and not yet finished). */
+  rendersInFlight: number;
 }
 
 /** Defaults from spec/decisions.md; each can be overridden by configuration. */
 export const DEFAULT_PLAN_LIMITS: Record<Plan, PlanLimits> = {
-  free: { rateLimitPerMinute: 5, monthlyQuota: 100 },
-  basic: { rateLimitPerMinute: 40, monthlyQuota: 2_000 },
-  growth: { rateLimitPerMinute: 80, monthlyQuota: 10_000 },
-  scale: { rateLimitPerMinute: 150, monthlyQuota: 50_000 },
+  free: { rateLimitPerMinute: 5, monthlyQuota: 100, rendersInFlight: 2 },
+  basic: { rateLimitPerMinute: 40, monthlyQuota: 2_000, rendersInFlight: 5 },
+  growth: { rateLimitPerMinute: 80, monthlyQuota: 10_000, rendersInFlight: 10 },
+  scale: { rateLimitPerMinute: 150, monthlyQuota: 50_000, rendersInFlight: 25 },
 };
 
 /** Features reserved to the Scale plan. */

@@ -11,9 +11,9 @@ import type {
 } from '@app/proto/authquota';
 import type { OpenAccountState } from '../../domain/account/account.js';
 import { isPlan, type Plan } from '../../domain/account/plans.js';
-import type { RateDecision } from '../../domain/limits/rate-window.js';
+import type { RateDecision } from '../../domain/limits/account-limits.js';
 import type { AccountAdmin } from '../../application/account-admin.js';
-import type { Admission, Usage } from '../../application/admission.js';
+import type { AdmitInput, Admitted, Admission, Usage } from '../../application/admission.js';
 
 const USAGES: ReadonlySet<string> = new Set(['render', 'task_create', 'task_other', 'read']);
 
@@ -45,9 +45,9 @@ export function authQuotaService(deps: { admission: Admission; admin: AccountAdm
   const { admission, admin, logger } = deps;
   const h = <Req, Res>(fn: (req: Req) => Promise<Res> | Res) => unaryHandler<Req, Res>(async (req) => fn(req), logger);
 
-  const admit = (req: AdmitRequestRequest): AdmitRequestResponse => {
+  const inputOf = (req: AdmitRequestRequest): AdmitInput => {
     if (!USAGES.has(req.usage)) throw new AppError('invalid_parameter', `Unknown usage "${req.usage}".`);
-    const admitted = admission.admit({
+    return {
       accessKey: req.access_key,
       accountId: req.account_id,
       usage: req.usage as Usage,
@@ -57,60 +57,70 @@ export function authQuotaService(deps: { admission: Admission; admin: AccountAdm
       signedQuery: req.signed_query,
       bodySignature: req.body_signature,
       body: req.body,
-    });
-    return {
-      account: toAccount(admitted.account),
-      rate_limit: toRate(admitted.rateLimit),
-      reservation_id: admitted.reservationId,
+      admissionId: req.admission_id,
     };
   };
 
+  const toResponse = (admitted: Admitted): AdmitRequestResponse => ({
+    account: toAccount(admitted.account),
+    rate_limit: toRate(admitted.rateLimit),
+    reservation_id: admitted.reservationId,
+  });
+
   /** One request of a batch: its answer, or its refusal as AdmitRequest's error trailers would say it. */
-  const outcomeOf = (req: AdmitRequestRequest): AdmissionOutcome => {
-    try {
-      return { result: { $case: 'admitted', value: admit(req) } };
-    } catch (err) {
-      if (!isAppError(err) || err.code === 'internal_error') {
-        logger.error({ err }, 'admission failed');
-        return { result: { $case: 'refused', value: { code: 'internal_error', message: 'An internal error occurred.' } } };
-      }
-      const { retryAfterSeconds, rateLimit } = err;
-      return {
-        result: {
-          $case: 'refused',
-          value: {
-            code: err.code,
-            message: err.message,
-            retry_after_seconds: retryAfterSeconds,
-            rate_limit: rateLimit && toRate(rateLimit),
-          },
-        },
-      };
+  const outcomeOf = (result: Admitted | AppError): AdmissionOutcome => {
+    if (!isAppError(result)) return { result: { $case: 'admitted', value: toResponse(result) } };
+    if (result.code === 'internal_error') {
+      logger.error({ err: result }, 'admission failed');
+      return { result: { $case: 'refused', value: { code: 'internal_error', message: 'An internal error occurred.' } } };
     }
+    const { retryAfterSeconds, rateLimit } = result;
+    return {
+      result: {
+        $case: 'refused',
+        value: {
+          code: result.code,
+          message: result.message,
+          retry_after_seconds: retryAfterSeconds,
+          rate_limit: rateLimit && toRate(rateLimit),
+        },
+      },
+    };
+  };
+
+  const admitAll = async (requests: AdmitRequestRequest[]): Promise<AdmissionOutcome[]> => {
+    const inputs: (AdmitInput | AppError)[] = requests.map((req) => {
+      try {
+        return inputOf(req);
+      } catch (err) {
+        return err as AppError;
+      }
+    });
+    const valid = inputs.filter((i): i is AdmitInput => !isAppError(i));
+    const decided = await admission.admitMany(valid);
+    let next = 0;
+    return inputs.map((i) => outcomeOf(isAppError(i) ? i : decided[next++]!));
   };
 
   return {
     authenticate: h(async (req) => ({ account: toAccount(admission.authenticate(req.access_key)) })),
 
-    admitRequest: h(async (req) => admit(req)),
+    admitRequest: h(async (req) => toResponse(await admission.admit(inputOf(req)))),
 
-    admitRequests: h(async (req) => ({ outcomes: req.requests.map(outcomeOf) })),
+    admitRequests: h(async (req) => ({ outcomes: await admitAll(req.requests) })),
 
-    reserveQuota: h(async (req) => ({ reservation_id: admission.reserve(req.account_id) })),
-
-    commitQuota: h(async (req) => {
-      await admission.commit(req.reservation_id);
-      return {};
-    }),
-
-    releaseQuota: h(async (req) => {
-      admission.release(req.reservation_id);
-      return {};
-    }),
+    reserveQuota: h(async (req) => ({ reservation_id: await admission.reserve(req.account_id, req.reservation_id) })),
 
     getUsage: h(async (req) => {
-      const { usage, rateLimit } = admission.usage(req.account_id);
-      return { quota: usage.quota, used: usage.used, remaining: usage.remaining, rate_limit: toRate(rateLimit) };
+      const { usage, rateLimit, renders } = await admission.usage(req.account_id);
+      return {
+        quota: usage.quota,
+        used: usage.used,
+        remaining: usage.remaining,
+        rate_limit: toRate(rateLimit),
+        renders_limit: renders.limit,
+        renders_in_flight: renders.inFlight,
+      };
     }),
 
     getSigningKey: h(async (req) => ({ secret_key: admission.signingKey(req.account_id) })),

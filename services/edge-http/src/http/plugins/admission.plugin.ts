@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Admitted, AdmitRequest, AuthQuota } from '../../application/ports.js';
+import type { Admitted, AdmitRequest, AuthQuota, ReservationOutcomes } from '../../application/ports.js';
 import { isTrueParam } from '@app/render-params';
 import { accessKeyOf, inputOf, rawQueryOf } from '../access-key.js';
 
@@ -20,12 +20,12 @@ declare module 'fastify' {
 }
 
 /**
- * A synchronous render that asks for the cache may be answered by a hit, which costs no quota: its
- * admission reserves none, and the route reserves a unit only when it renders (`reserveDeferredQuota`).
+ * A render that asks for the cache (synchronous or not) may be answered by a hit, which costs no quota:
+ * its admission reserves none, and the route reserves a unit only when it renders (`reserveDeferredQuota`).
  */
 function mayBeCacheHit(request: FastifyRequest): boolean {
   const input = inputOf(request);
-  return Boolean(input && isTrueParam(input.cache) && !isTrueParam(input.async));
+  return Boolean(input && isTrueParam(input.cache));
 }
 
 /** Plan-restricted features a request's parameters ask for. */
@@ -40,12 +40,13 @@ function featuresOf(request: FastifyRequest): string[] {
 }
 
 /**
- * Admission for every route that declares a `usage`: authentication, signature, rate limit, plan
- * and quota reservation by auth-quota. The reservation is committed when the response succeeds and
- * released otherwise (a failed render costs nothing).
+ * Admission for every route that declares a `usage`: authentication, signature, rate limit, plan,
+ * quota reservation and renders in flight, by auth-quota. A render's reservation travels with its job
+ * and is settled from the job's outcome; a request that ends in an error (or creates a task) announces
+ * its outcome itself, so the reservation is settled the same way (a failed request costs nothing).
  */
-export const admissionPlugin = fp(async (app: FastifyInstance, opts: { authQuota: AuthQuota }) => {
-  const { authQuota } = opts;
+export const admissionPlugin = fp(async (app: FastifyInstance, opts: { authQuota: AuthQuota; reservations: ReservationOutcomes }) => {
+  const { authQuota, reservations } = opts;
 
   app.addHook('preHandler', async (request, reply) => {
     const usage = request.routeOptions.config.usage;
@@ -80,11 +81,15 @@ export const admissionPlugin = fp(async (app: FastifyInstance, opts: { authQuota
 
   // Callback style: most responses (hits, refusals, reads) hold no reservation and cost no promise here.
   app.addHook('onResponse', (request, reply, done) => {
-    const reservationId = request.admitted?.reservationId;
-    if (!reservationId) return done();
-    const settle = reply.statusCode < 400 ? authQuota.commit : authQuota.release;
-    settle(reservationId)
-      .catch((err: unknown) => request.log.error({ err }, 'quota settlement failed'))
+    const admitted = request.admitted;
+    if (!admitted?.reservationId) return done();
+    const succeeded = reply.statusCode < 400;
+    // A render that answered 2xx had a job, which carries the reservation to its settlement. When it
+    // failed after its job was queued, both outcomes arrive and the first settles (a repeat is ignored).
+    if (succeeded && request.routeOptions.config.usage === 'render') return done();
+    reservations
+      .endedWithoutJob({ accountId: admitted.account.accountId, reservationId: admitted.reservationId, succeeded })
+      .catch((err: unknown) => request.log.error({ err }, 'announcing the end of a quota reservation failed'))
       .finally(() => done());
   });
 });

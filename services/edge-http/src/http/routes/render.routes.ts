@@ -1,13 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ValidationError } from '@app/errors';
 import { OPERATIONS, type Operation } from '@app/render-params';
-import type { QuotaSettlement } from '../../application/async-ports.js';
 import type { RenderAsync } from '../../application/render-async.js';
 import type { RenderCached } from '../../application/render-cached.js';
 import type { RenderOutcome, RenderSync } from '../../application/render-sync.js';
 import { inputOf } from '../access-key.js';
 import { contentDisposition } from '../content-disposition.js';
-import { filesBaseUrl, reserveDeferredQuota, takeReservation } from '../reservation.js';
+import { filesBaseUrl, reserveDeferredQuota } from '../reservation.js';
 import { rememberedValidation } from '../render-input.js';
 
 export interface RenderRoutesOptions {
@@ -16,7 +15,6 @@ export interface RenderRoutesOptions {
   renderCached?: RenderCached;
   /** async=true. */
   renderAsync?: RenderAsync;
-  quota?: QuotaSettlement;
   /** Public origin for file URLs; default: the origin the request came to. */
   publicUrl?: string | undefined;
 }
@@ -43,12 +41,11 @@ export async function renderRoutes(app: FastifyInstance, opts: RenderRoutesOptio
 
       if (params.async) {
         if (!opts.renderAsync) throw unavailable();
-        await reserveDeferredQuota(request);
         const accepted = await opts.renderAsync({
           accountId,
           operation,
           params,
-          reservationId: takeReservation(request),
+          reserve: () => reserveDeferredQuota(request),
           filesBaseUrl: filesBaseUrl(request, opts.publicUrl),
         });
         if (accepted.cache) void reply.header('x-service-cache', accepted.cache);
@@ -59,17 +56,13 @@ export async function renderRoutes(app: FastifyInstance, opts: RenderRoutesOptio
       }
       if (params.cache) {
         if (!opts.renderCached) throw unavailable();
+        // Hits count against the rate limit (admission did) but not the quota: a unit is reserved on a miss.
         const outcome = await opts.renderCached({ accountId, operation, params, beforeRender: () => reserveDeferredQuota(request) });
-        if (outcome.cache === 'HIT') {
-          // Hits count against the rate limit (admission did) but not the quota.
-          const reservationId = takeReservation(request);
-          if (reservationId) await opts.quota?.release(reservationId);
-        }
         void reply.header('x-service-cache', outcome.cache);
         return send(reply, outcome, params.attachment_name);
       }
-      await reserveDeferredQuota(request);
-      return send(reply, await opts.renderSync({ accountId, operation, params }), params.attachment_name);
+      const reservationId = await reserveDeferredQuota(request);
+      return send(reply, await opts.renderSync({ accountId, operation, params, reservationId }), params.attachment_name);
     };
     app.post(`/v1/${operation}`, { config: { usage: 'render' } }, handler);
     app.get(`/v1/${operation}`, { config: { usage: 'render' } }, handler);

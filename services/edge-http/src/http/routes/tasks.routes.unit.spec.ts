@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import type { FastifyInstance } from 'fastify';
 import { createLogger } from '@app/logging';
 import { AppError, errors } from '@app/errors';
-import type { AdmitRequest, AuthQuota } from '../../application/ports.js';
+import type { AdmitRequest, AuthQuota, ReservationOutcomes } from '../../application/ports.js';
 import type { RenderSync } from '../../application/render-sync.js';
 import { buildServer } from '../build-server.js';
 import type { TaskResource, TaskScheduler } from './tasks.routes.js';
@@ -26,6 +26,7 @@ const task: TaskResource = {
 
 // auth-quota as the routes see it: the Scale account passes, the Basic one is refused plan features.
 const admitted: AdmitRequest[] = [];
+const reservations: ReservationOutcomes = { endedWithoutJob: vi.fn(async () => undefined) };
 const authQuota: AuthQuota = {
   admit: vi.fn(async (req: AdmitRequest) => {
     admitted.push(req);
@@ -39,9 +40,11 @@ const authQuota: AuthQuota = {
     };
   }),
   reserve: vi.fn(async () => 'res-deferred'),
-  commit: vi.fn(async () => undefined),
-  release: vi.fn(async () => undefined),
-  usage: vi.fn(async () => ({ hits: { quota: 0, used: 0, remaining: 0 }, concurrency: { limit: 0, remaining: 0, reset: 0 } })),
+  usage: vi.fn(async () => ({
+    hits: { quota: 0, used: 0, remaining: 0 },
+    concurrency: { limit: 0, remaining: 0, reset: 0 },
+    renders: { limit: 0, in_flight: 0 },
+  })),
 };
 
 const scheduler = {
@@ -64,6 +67,7 @@ beforeAll(async () => {
     logger: createLogger('edge-http-test', { level: 'silent' }),
     bodyLimitBytes: 1024 * 1024,
     authQuota,
+    reservations,
     renderSync: vi.fn<RenderSync>(),
     health: async () => ({}),
     tasks: { scheduler },
@@ -90,7 +94,10 @@ describe('Task routes', () => {
         { name: 'Front page', api: 'screenshot', query: 'url=https://example.com', frequency: 'every_hour', enabled: true },
         { filesBaseUrl: 'http://api.test:8443/v1/files/' },
       );
-      await vi.waitFor(() => expect(authQuota.commit).toHaveBeenCalledWith('res-1'));
+      // A task creation has no render job: its reservation is announced as ended, successfully (it counts).
+      await vi.waitFor(() =>
+        expect(reservations.endedWithoutJob).toHaveBeenCalledWith({ accountId: 'acc_scale', reservationId: 'res-1', succeeded: true }),
+      );
     });
   });
 
@@ -111,7 +118,7 @@ describe('Task routes', () => {
   });
 
   describe('When the body has fields of the wrong type, read-only or unknown fields', () => {
-    it('should answer 400 naming every one, without calling the scheduler, and release the reservation', async () => {
+    it('should answer 400 naming every one, without calling the scheduler, and give the reservation back', async () => {
       const res = await app.inject({
         method: 'POST',
         url: '/v1/tasks',
@@ -121,7 +128,9 @@ describe('Task routes', () => {
       expect(res.statusCode).toBe(400);
       expect(res.json().details.map((d: { parameter: string }) => d.parameter).sort()).toEqual(['colour', 'enabled', 'name', 'runs']);
       expect(scheduler.create).not.toHaveBeenCalled();
-      await vi.waitFor(() => expect(authQuota.release).toHaveBeenCalledWith('res-1'));
+      await vi.waitFor(() =>
+        expect(reservations.endedWithoutJob).toHaveBeenCalledWith({ accountId: 'acc_scale', reservationId: 'res-1', succeeded: false }),
+      );
     });
   });
 

@@ -1,0 +1,28 @@
+import { SUBJECTS, traceHeaders, type JetStreamClient } from '@app/messaging';
+import { RenderFinished } from '@app/proto/render';
+
+/**
+ * Announces how a request holding a quota reservation ended when no render job carried the reservation
+ * (refused after admission, a task created, a run that could not be dispatched), on the same stream as
+ * render outcomes, so auth-quota settles every reservation in one place. Deduplicated by reservation id.
+ */
+export async function announceReservationWithoutJob(
+  js: JetStreamClient,
+  e: { accountId: string; reservationId: string; succeeded: boolean; origin: 'api' | 'task' },
+): Promise<void> {
+  const now = Date.now();
+  const event = RenderFinished.fromPartial({
+    job_id: e.reservationId,
+    account_id: e.accountId,
+    status: e.succeeded ? 'succeeded' : 'failed',
+    started_unix_ms: now,
+    finished_unix_ms: now,
+    created_unix_ms: now,
+    origin: e.origin,
+    reservation_id: e.reservationId,
+  });
+  await js.publish(SUBJECTS.renderWithoutJob(e.reservationId), RenderFinished.encode(event).finish(), {
+    msgID: `without-job:${e.reservationId}`,
+    headers: traceHeaders(),
+  });
+}

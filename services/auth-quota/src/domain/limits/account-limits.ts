@@ -1,0 +1,172 @@
+/**
+ * The limits of one account as one value: the current one-minute rate window, the committed usage of
+ * each calendar month (UTC) and the open quota reservations with their hold. Every decision is a pure
+ * change of this value; the store applies it by compare-and-set, so decisions made by any replica are
+ * exact whatever the concurrency. Open reservations are the account's renders in flight.
+ */
+export interface OpenReservation {
+  month: string;
+  expiresAtMs: number;
+}
+
+export interface LimitsState {
+  window: { startMs: number; count: number };
+  /** Committed renders per month (`YYYY-MM`); the last few months are kept. */
+  used: Record<string, number>;
+  open: Record<string, OpenReservation>;
+  /** Recently settled reservation ids, oldest first: a repeated settlement is recognised as one. */
+  settled: string[];
+}
+
+export interface AccountLimits {
+  rateLimitPerMinute: number;
+  monthlyQuota: number;
+  /** Renders the account may have in flight at once (open reservations). */
+  rendersInFlight: number;
+}
+
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Unix seconds when the window ends. */
+  resetUnix: number;
+  /** Seconds to wait when refused. */
+  retryAfterSeconds: number;
+}
+
+export interface QuotaUsage {
+  quota: number;
+  used: number;
+  reserved: number;
+  remaining: number;
+  /** Unix seconds when the month ends. */
+  resetUnix: number;
+}
+
+export type ReserveDecision =
+  | { kind: 'reserved' }
+  | { kind: 'quota_exceeded'; retryAfterSeconds: number }
+  | { kind: 'concurrency_limited'; limit: number; retryAfterSeconds: number };
+
+export type SettleResult = 'committed' | 'released' | 'repeated' | 'unknown';
+
+const WINDOW_MS = 60_000;
+const MONTHS_KEPT = 3;
+const SETTLED_KEPT = 128;
+/** A render in flight takes seconds: a refused caller may try again this soon. */
+const CONCURRENCY_RETRY_SECONDS = 2;
+
+export const monthOf = (nowMs: number) => new Date(nowMs).toISOString().slice(0, 7);
+
+export function monthEndUnix(nowMs: number): number {
+  const d = new Date(nowMs);
+  return Math.floor(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) / 1000);
+}
+
+export const emptyLimits = (): LimitsState => ({ window: { startMs: 0, count: 0 }, used: {}, open: {}, settled: [] });
+
+const remember = (state: LimitsState, id: string) => {
+  state.settled.push(id);
+  if (state.settled.length > SETTLED_KEPT) state.settled.splice(0, state.settled.length - SETTLED_KEPT);
+};
+
+/** Releases the reservations whose hold is over (their render never reported back). */
+export function expireHolds(state: LimitsState, nowMs: number): string[] {
+  const expired = Object.entries(state.open)
+    .filter(([, r]) => r.expiresAtMs <= nowMs)
+    .map(([id]) => id);
+  for (const id of expired) {
+    delete state.open[id];
+    remember(state, id);
+  }
+  return expired;
+}
+
+const currentWindow = (state: LimitsState, nowMs: number) => {
+  const startMs = Math.floor(nowMs / WINDOW_MS) * WINDOW_MS;
+  if (state.window.startMs !== startMs) state.window = { startMs, count: 0 };
+  return state.window;
+};
+
+const rateDecision = (state: LimitsState, limit: number, allowed: boolean, nowMs: number): RateDecision => {
+  const end = state.window.startMs + WINDOW_MS;
+  return {
+    allowed,
+    limit,
+    remaining: Math.max(0, limit - state.window.count),
+    resetUnix: Math.ceil(end / 1000),
+    retryAfterSeconds: Math.max(1, Math.ceil((end - nowMs) / 1000)),
+  };
+};
+
+/** Counts one request in the current window, or refuses it when `limit` were counted already. */
+export function takeRate(state: LimitsState, limit: number, nowMs: number): RateDecision {
+  const w = currentWindow(state, nowMs);
+  if (w.count >= limit) return rateDecision(state, limit, false, nowMs);
+  w.count += 1;
+  return rateDecision(state, limit, true, nowMs);
+}
+
+export function peekRate(state: LimitsState, limit: number, nowMs: number): RateDecision {
+  currentWindow(state, nowMs);
+  return rateDecision(state, limit, true, nowMs);
+}
+
+const openIn = (state: LimitsState, month: string) => Object.values(state.open).filter((r) => r.month === month).length;
+
+export function quotaUsage(state: LimitsState, quota: number, nowMs: number): QuotaUsage {
+  const month = monthOf(nowMs);
+  const used = state.used[month] ?? 0;
+  const reserved = Object.values(state.open).filter((r) => r.month === month && r.expiresAtMs > nowMs).length;
+  return { quota, used, reserved, remaining: Math.max(0, quota - used - reserved), resetUnix: monthEndUnix(nowMs) };
+}
+
+export const inFlight = (state: LimitsState, nowMs: number) =>
+  Object.values(state.open).filter((r) => r.expiresAtMs > nowMs).length;
+
+/**
+ * Holds one unit of the month's quota for render `id` until it is settled or `holdMs` passes. The quota
+ * is checked first (a used-up month is the lasting answer), then the renders in flight. Reserving an id
+ * that is open already (the same admission retried on another replica) holds nothing more.
+ */
+export function reserve(state: LimitsState, id: string, limits: AccountLimits, holdMs: number, nowMs: number): ReserveDecision {
+  expireHolds(state, nowMs);
+  if (state.open[id]) return { kind: 'reserved' };
+  const month = monthOf(nowMs);
+  if ((state.used[month] ?? 0) + openIn(state, month) >= limits.monthlyQuota) {
+    return { kind: 'quota_exceeded', retryAfterSeconds: Math.max(1, monthEndUnix(nowMs) - Math.floor(nowMs / 1000)) };
+  }
+  if (Object.keys(state.open).length >= limits.rendersInFlight) {
+    return { kind: 'concurrency_limited', limit: limits.rendersInFlight, retryAfterSeconds: CONCURRENCY_RETRY_SECONDS };
+  }
+  state.open[id] = { month, expiresAtMs: nowMs + holdMs };
+  return { kind: 'reserved' };
+}
+
+/** True when `id` is an open reservation: its admission happened already (a retry). */
+export const isOpen = (state: LimitsState, id: string) => state.open[id] !== undefined;
+
+/**
+ * Settles reservation `id` from its render's outcome: a success becomes usage of the month it was
+ * reserved in, anything else gives the unit back. A repeated settlement changes nothing.
+ */
+export function settle(state: LimitsState, id: string, succeeded: boolean, nowMs: number): SettleResult {
+  expireHolds(state, nowMs);
+  const r = state.open[id];
+  if (!r) return state.settled.includes(id) ? 'repeated' : 'unknown';
+  delete state.open[id];
+  remember(state, id);
+  if (!succeeded) return 'released';
+  state.used[r.month] = (state.used[r.month] ?? 0) + 1;
+  const months = Object.keys(state.used).sort();
+  for (const old of months.slice(0, Math.max(0, months.length - MONTHS_KEPT))) delete state.used[old];
+  return 'committed';
+}
+
+/** Committed usage of a month carried over from an older record (at start, from the usage journal). */
+export function restoreUsage(state: LimitsState, month: string, used: number): boolean {
+  if ((state.used[month] ?? 0) >= used) return false;
+  state.used[month] = used;
+  return true;
+}

@@ -1,0 +1,57 @@
+import { metrics } from '@opentelemetry/api';
+import { AUTH_QUOTA_SETTLEMENTS_CONSUMER, SUBJECTS, ack, pullWorkers, term, type JetStreamClient, type PullWorkers } from '@app/messaging';
+import { RenderFinished } from '@app/proto/render';
+import type { Logger } from '@app/logging';
+import type { Admission } from '../application/admission.js';
+
+const STARTED = 'renderer.render.started.';
+const ACCOUNT_ID = /^[A-Za-z0-9_-]{1,100}$/;
+
+/**
+ * The one place a quota reservation is settled: every render outcome on RENDER_EVENTS (sync, async and
+ * task renders, the watchdog's failures) and every reservation that ended without a job. Success commits,
+ * anything else releases; a repeat changes nothing; a reservation nobody knows is an error, logged and
+ * counted. The auth-quota replicas share the durable consumer, so a killed replica's settlement is
+ * redelivered to another; a failure to reach the bucket naks the outcome and it comes back.
+ */
+export function renderOutcomesConsumer(deps: { js: JetStreamClient; admission: Admission; logger: Logger }) {
+  const { admission, logger } = deps;
+  const counter = metrics.getMeter('auth-quota').createCounter('quota_settlements_unknown', {
+    description: 'Render outcomes naming a quota reservation that auth-quota does not know',
+  });
+  let unknown = 0;
+  const workers: PullWorkers = pullWorkers({
+    js: deps.js,
+    stream: AUTH_QUOTA_SETTLEMENTS_CONSUMER.stream,
+    durable: AUTH_QUOTA_SETTLEMENTS_CONSUMER.config.durable_name,
+    concurrency: 4,
+    prefetch: true,
+    logger,
+    errorDelayMs: 1_000,
+    span: (msg) => ({ name: 'settle reservation', attributes: { 'messaging.subject': msg.subject } }),
+    async handle(msg) {
+      if (msg.subject.startsWith(STARTED)) return ack;
+      let event: RenderFinished;
+      try {
+        event = RenderFinished.decode(msg.data);
+      } catch (err) {
+        logger.error({ err, subject: msg.subject }, 'undecodable render outcome: dropped');
+        return term;
+      }
+      const reservationId = event.reservation_id;
+      if (!reservationId) return ack;
+      const succeeded = event.status === 'succeeded' && (event.result !== undefined || msg.subject.startsWith(SUBJECTS.renderWithoutJobPrefix));
+      const result = ACCOUNT_ID.test(event.account_id) ? await admission.settle(event.account_id, reservationId, succeeded) : 'unknown';
+      if (result === 'unknown') {
+        unknown++;
+        counter.add(1);
+        logger.error(
+          { reservationId, accountId: event.account_id, jobId: event.job_id, status: event.status },
+          'settlement of an unknown quota reservation',
+        );
+      }
+      return ack;
+    },
+  });
+  return { ...workers, unknownSettlements: () => unknown };
+}

@@ -1,0 +1,14 @@
+import { announceReservationWithoutJob } from '@app/admission-client';
+import type { JetStreamClient, RenderJobPublisher } from '@app/messaging';
+import type { RenderJobs } from '../application/ports.js';
+
+/**
+ * Render jobs through the shared publisher (work queue, deduplicated by job id, large parameters by
+ * reference); reservations of runs that got no job, on RENDER_EVENTS for auth-quota to release.
+ */
+export function natsRenderJobs(js: JetStreamClient, publisher: RenderJobPublisher): RenderJobs {
+  return {
+    publish: (job) => publisher.publish(job),
+    withoutJob: (e) => announceReservationWithoutJob(js, { ...e, succeeded: false, origin: 'task' }),
+  };
+}
