@@ -31,6 +31,8 @@ export interface AuthQuotaDeps {
 
 export interface AuthQuotaApp extends App {
   grpcPort(): number;
+  /** Settlements of reservations nobody knew, since start (also in /healthz and the metrics). */
+  unknownSettlements(): number;
 }
 
 /** Composition root of auth-quota. */
@@ -95,5 +97,6 @@ export async function createApp(config: AuthQuotaConfig, logger: Logger, overrid
       await store.close();
     },
     grpcPort: () => grpc?.port ?? 0,
+    unknownSettlements: () => settlements.unknownSettlements(),
   };
 }

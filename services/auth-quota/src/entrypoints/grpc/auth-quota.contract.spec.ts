@@ -7,13 +7,46 @@ import { AuthQuotaServiceClient } from '@app/proto/authquota';
 import { callUnary } from '@app/rpc';
 import { createLogger } from '@app/logging';
 import { isAppError } from '@app/errors';
+import { SUBJECTS, connectNats, jetstream, type NatsConnection } from '@app/messaging';
+import { RenderFinished } from '@app/proto/render';
+import { startNatsServer, type RunningNats } from '@app/stack';
+import { until } from '@app/testkit';
 import { createApp, type AuthQuotaApp } from '../../app.js';
 import { parseConfig } from '../../config.js';
 
-// The generated gRPC client against the real server on port 0, with a real SQLite event store.
+// The generated gRPC client against the real server on port 0, with a real SQLite event store and a real
+// NATS server (the limits live in its KV bucket; reservations settle from render outcomes on its stream).
 let app: AuthQuotaApp;
 let client: AuthQuotaServiceClient;
 let dataDir: string;
+let nats: RunningNats;
+let nc: NatsConnection;
+
+const configOf = (env: Record<string, string> = {}) =>
+  parseConfig({
+    DATA_DIR: dataDir,
+    NATS_URL: nats.url,
+    AUTH_QUOTA_GRPC_ADDR: '127.0.0.1:0',
+    AUTH_QUOTA_HEALTH_PORT: '0',
+    PLAN_FREE_QUOTA: '2',
+    PLAN_GROWTH_RENDERS_IN_FLIGHT: '2',
+    ...env,
+  });
+const logger = createLogger('auth-quota-test', { level: 'silent' });
+
+/** What a renderer publishes when the render of a reserved job ends. */
+const renderFinished = async (accountId: string, reservationId: string, status: 'succeeded' | 'failed') => {
+  const event = RenderFinished.fromPartial({
+    job_id: `job-${reservationId}`,
+    account_id: accountId,
+    status,
+    origin: 'api',
+    reservation_id: reservationId,
+    ...(status === 'succeeded' ? { result: { object_name: 'x', content_type: 'image/png', extension: 'png', size: 1, headers: {}, expires_unix_ms: 0 } } : {}),
+  });
+  await jetstream(nc).publish(SUBJECTS.renderFinished(event.job_id), RenderFinished.encode(event).finish());
+};
+const usageOf = (accountId: string) => callUnary(client, client.getUsage, { account_id: accountId });
 
 const codeOf = async (p: Promise<unknown>) => {
   try {
@@ -36,8 +69,9 @@ const admit = (accessKey: string, extra: Partial<{ usage: string; features: stri
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'auth-quota-'));
-  const config = parseConfig({ DATA_DIR: dataDir, AUTH_QUOTA_GRPC_ADDR: '127.0.0.1:0', AUTH_QUOTA_HEALTH_PORT: '0', PLAN_FREE_QUOTA: '2' });
-  app = await createApp(config, createLogger('auth-quota-test', { level: 'silent' }));
+  nats = await startNatsServer({ storeDir: join(dataDir, 'nats') });
+  nc = await connectNats({ servers: nats.url, name: 'auth-quota-test' });
+  app = await createApp(configOf(), logger);
   await app.start();
   client = new AuthQuotaServiceClient(`127.0.0.1:${app.grpcPort()}`, credentials.createInsecure());
 });
@@ -45,6 +79,8 @@ beforeAll(async () => {
 afterAll(async () => {
   client?.close();
   await app?.stop();
+  await nc?.drain();
+  await nats?.stop();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -91,13 +127,104 @@ describe('AuthQuotaService over gRPC', () => {
   });
 
   describe('When the monthly quota is reserved up to its size', () => {
-    it('should refuse more with quota_exceeded, and a release gives a unit back', async () => {
+    it('should refuse more with quota_exceeded, and a failed render gives its unit back', async () => {
       const created = await callUnary(client, client.createAccount, { name: 'Q', plan: 'free' });
+      const accountId = created.account!.account_id;
       const first = await admit(created.access_key);
       await admit(created.access_key);
       expect(await codeOf(admit(created.access_key))).toBe('quota_exceeded');
-      await callUnary(client, client.releaseQuota, { reservation_id: first.reservation_id! });
+      await renderFinished(accountId, first.reservation_id!, 'failed');
+      await until(async () => (await usageOf(accountId)).remaining === 1, 10_000, 'the release');
       expect((await admit(created.access_key)).reservation_id).toBeTruthy();
+      expect(await usageOf(accountId)).toMatchObject({ used: 0, remaining: 0 });
+    });
+  });
+
+  describe('When renders succeed and their outcome comes twice', () => {
+    it('should commit each once', async () => {
+      const created = await callUnary(client, client.createAccount, { name: 'C', plan: 'free' });
+      const accountId = created.account!.account_id;
+      const first = await admit(created.access_key);
+      await renderFinished(accountId, first.reservation_id!, 'succeeded');
+      await renderFinished(accountId, first.reservation_id!, 'succeeded');
+      await renderFinished(accountId, first.reservation_id!, 'failed');
+      await until(async () => (await usageOf(accountId)).used === 1, 10_000, 'the commit');
+      const second = await admit(created.access_key);
+      await renderFinished(accountId, second.reservation_id!, 'succeeded');
+      await until(async () => (await usageOf(accountId)).used === 2, 10_000, 'the second commit');
+      expect(await usageOf(accountId)).toMatchObject({ quota: 2, used: 2, remaining: 0, renders_in_flight: 0 });
+    });
+  });
+
+  describe('When an outcome names a reservation nobody made', () => {
+    it('should count it as an error (and change no usage)', async () => {
+      const created = await callUnary(client, client.createAccount, { name: 'N', plan: 'free' });
+      const before = app.unknownSettlements();
+      await renderFinished(created.account!.account_id, 'res-that-never-was', 'succeeded');
+      await until(async () => app.unknownSettlements() === before + 1, 10_000, 'the unknown settlement counted');
+      expect(await usageOf(created.account!.account_id)).toMatchObject({ used: 0 });
+    });
+  });
+
+  describe('When an account has as many renders in flight as its plan allows', () => {
+    it('should refuse one more with concurrency_limited and a Retry-After, and admit again once one ends', async () => {
+      const created = await callUnary(client, client.createAccount, { name: 'F', plan: 'growth' });
+      const accountId = created.account!.account_id;
+      const first = await admit(created.access_key);
+      await admit(created.access_key);
+      const refused = await admit(created.access_key).catch((err: unknown) => err);
+      expect(refused).toMatchObject({ code: 'concurrency_limited', retryAfterSeconds: expect.any(Number) });
+      expect(await usageOf(accountId)).toMatchObject({ renders_limit: 2, renders_in_flight: 2 });
+      await renderFinished(accountId, first.reservation_id!, 'succeeded');
+      await until(async () => (await usageOf(accountId)).renders_in_flight === 1, 10_000, 'the render to end');
+      expect((await admit(created.access_key)).reservation_id).toBeTruthy();
+    });
+  });
+
+  describe('When the same admission is asked twice (a retry on another replica)', () => {
+    it('should answer the same reservation and hold one unit', async () => {
+      const created = await callUnary(client, client.createAccount, { name: 'I', plan: 'free' });
+      const ask = () =>
+        callUnary(client, client.admitRequest, {
+          access_key: created.access_key,
+          usage: 'render',
+          features: [],
+          signed_query: '',
+          body: Buffer.alloc(0),
+          admission_id: 'admission-retried-1',
+        });
+      const a = await ask();
+      const b = await ask();
+      expect(b.reservation_id).toBe(a.reservation_id);
+      expect(await usageOf(created.account!.account_id)).toMatchObject({ remaining: 1, renders_in_flight: 1 });
+    });
+  });
+
+  describe('When a second replica runs on the same bus and store', () => {
+    it('should share the quota exactly and refuse a key rotated through the other at once', async () => {
+      const second = await createApp(configOf(), logger);
+      await second.start();
+      const other = new AuthQuotaServiceClient(`127.0.0.1:${second.grpcPort()}`, credentials.createInsecure());
+      try {
+        const created = await callUnary(client, client.createAccount, { name: 'two', plan: 'free' });
+        const request = { access_key: created.access_key, usage: 'render', features: [], signed_query: '', body: Buffer.alloc(0) };
+        // Admissions of one account over both replicas at once: exactly the quota (2) is reserved, and
+        // the rate limit (5 a minute) is counted once for both.
+        const outcomes = await Promise.all(
+          Array.from({ length: 7 }, (_, i) => codeOf(callUnary(i % 2 ? other : client, i % 2 ? other.admitRequest : client.admitRequest, request))),
+        );
+        expect(outcomes.filter((c) => c === 'no error'), outcomes.join()).toHaveLength(2);
+        expect(outcomes.filter((c) => c === 'quota_exceeded'), outcomes.join()).toHaveLength(3);
+        expect(outcomes.filter((c) => c === 'rate_limited'), outcomes.join()).toHaveLength(2);
+
+        const rotated = await callUnary(client, client.rotateKeys, { account_id: created.account!.account_id });
+        const old = { ...request, usage: 'task_other' };
+        expect(await codeOf(callUnary(other, other.admitRequest, old))).toBe('access_key_invalid');
+        expect(await codeOf(callUnary(other, other.authenticate, { access_key: rotated.access_key }))).toBe('no error');
+      } finally {
+        other.close();
+        await second.stop();
+      }
     });
   });
 
@@ -144,13 +271,12 @@ describe('AuthQuotaService over gRPC', () => {
       const accountId = created.account!.account_id;
       const rotated = await callUnary(client, client.rotateKeys, { account_id: accountId });
       const first = await admit(rotated.access_key);
-      await callUnary(client, client.commitQuota, { reservation_id: first.reservation_id! });
-      await callUnary(client, client.commitQuota, { reservation_id: first.reservation_id! });
+      await renderFinished(accountId, first.reservation_id!, 'succeeded');
+      await until(async () => (await usageOf(accountId)).used === 1, 10_000, 'the commit');
 
       client.close();
       await app.stop();
-      const config = parseConfig({ DATA_DIR: dataDir, AUTH_QUOTA_GRPC_ADDR: '127.0.0.1:0', AUTH_QUOTA_HEALTH_PORT: '0', PLAN_FREE_QUOTA: '2' });
-      app = await createApp(config, createLogger('auth-quota-test', { level: 'silent' }));
+      app = await createApp(configOf(), logger);
       await app.start();
       client = new AuthQuotaServiceClient(`127.0.0.1:${app.grpcPort()}`, credentials.createInsecure());
 
