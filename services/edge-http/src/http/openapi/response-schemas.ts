@@ -60,6 +60,9 @@ export const Usage = z
     concurrency: z
       .looseObject({ limit: z.number().int(), remaining: z.number().int(), reset: seconds('Unix seconds when the minute window resets.') })
       .describe('The per-minute request limit, as in the X-RateLimit-* headers.'),
+    renders: z
+      .looseObject({ limit: z.number().int(), in_flight: z.number().int() })
+      .describe('Renders the plan allows in flight at once (429 concurrency_limited past it), and how many are.'),
   })
   .meta({ id: 'Usage' });
 
