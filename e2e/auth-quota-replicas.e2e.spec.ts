@@ -51,7 +51,6 @@ afterAll(async () => {
   await fixture?.close();
 });
 
-const html = '<html><body><p>replicas</p></body></html>';
 const keyOf = (account: TestAccount) => ({ 'x-access-key': account.accessKey });
 
 /** The running process of auth-quota replica `replica` (0 or 1). */
@@ -59,6 +58,9 @@ const authQuotaProcess = (replica: number) => {
   const name = replica === 0 ? 'auth-quota' : `auth-quota-${replica + 1}`;
   return stack.processes.filter((p) => p.name === name && p.process.exitCode === null && p.process.signalCode === null).at(-1)!;
 };
+/** Renders held, then finished on a loaded machine: more than the default e2e test time. */
+const LONG_TEST_MS = 420_000;
+
 /** Runs `test`, then starts again every auth-quota replica the test killed. */
 const thenRelaunch = async (test: () => Promise<void>) => {
   try {
@@ -67,9 +69,9 @@ const thenRelaunch = async (test: () => Promise<void>) => {
     for (const replica of [0, 1]) if (!authQuotaProcess(replica)) await stack.relaunch('auth-quota', replica);
   }
 };
-/** A cheap render (scrape of inline HTML): the tests are about admission, not about Chromium. */
+/** A cheap render (a scrape of the fixture's home page): the tests are about admission, not about Chromium. */
 const render = (account: TestAccount, i: number, edge = i % 2) =>
-  stack.call('POST', '/v1/scrape', { edge, headers: keyOf(account), json: { html: `${html}<p>${i}</p>` } });
+  stack.call('POST', '/v1/scrape', { edge, headers: keyOf(account), json: { url: `${fixture.origin}/?i=${i}` } });
 
 const usageOf = async (account: TestAccount) => {
   const res = await stack.call('GET', '/v1/usage', { headers: keyOf(account) });
@@ -152,7 +154,7 @@ describe('Async renders when auth-quota replicas die', () => {
   const expectSettled = async (account: TestAccount, ids: string[]) => {
     await until(
       async () => (await Promise.all(ids.map((id) => statusOf(account, id)))).every((s) => s === 'succeeded' || s === 'failed'),
-      60_000,
+      240_000,
       'every render finished',
     );
     const outcomes = await Promise.all(ids.map((id) => statusOf(account, id)));
@@ -179,9 +181,10 @@ describe('Async renders when auth-quota replicas die', () => {
         await authQuotaProcess(1).kill();
         hold.release();
         await expectSettled(account, accepted.map((a) => (a.json() as { id: string }).id));
-        const more = await stack.call('POST', '/v1/scrape', { headers: keyOf(account), json: { html, async: true } });
+        const more = await stack.call('POST', '/v1/scrape', { headers: keyOf(account), json: { url: `${fixture.origin}/`, async: true } });
         expect(more.status).toBe((await usageOf(account)).hits.remaining > 0 ? 202 : 423);
       }),
+      LONG_TEST_MS,
     );
   });
 
@@ -197,11 +200,12 @@ describe('Async renders when auth-quota replicas die', () => {
         await Promise.all([authQuotaProcess(0).kill(), authQuotaProcess(1).kill()]);
         hold.release();
         // The renders finish while no auth-quota runs: their outcomes wait on the stream.
-        await until(() => ids.every((id) => finished.events.some((e) => e.job_id === id)), 60_000, 'every render finished');
+        await until(() => ids.every((id) => finished.events.some((e) => e.job_id === id)), 240_000, 'every render finished');
         await stack.relaunch('auth-quota', 0);
         await stack.relaunch('auth-quota', 1);
         await expectSettled(account, ids);
       }),
+      LONG_TEST_MS,
     );
   });
 });
@@ -209,7 +213,7 @@ describe('Async renders when auth-quota replicas die', () => {
 describe('Key rotation through one replica', () => {
   describe('When a key is rotated through replica A', () => {
     it('should be refused at once by every edge, whichever replica they ask', async () => {
-      const account = await admin.create('basic');
+      const account = await admin.create('growth');
       const replicaA = accountsAdmin(stack.authQuotaAddresses[0]!);
       try {
         // Both edges have admitted the key (through both replicas) before.
