@@ -60,8 +60,10 @@ describe('Quota', () => {
         json: { url: 'http://does-not-exist.invalid/' },
       });
       expect(failed.status).toBeGreaterThanOrEqual(400);
-      const usage = await stack.call('GET', '/v1/usage', { headers: { 'x-access-key': account.accessKey } });
-      expect(usage.json()).toMatchObject({ hits: { quota: 3, used: 0, remaining: 3 } });
+      // The reservation is released from the request's outcome, on the render-events stream, just after the answer.
+      const usage = () => stack.call('GET', '/v1/usage', { headers: { 'x-access-key': account.accessKey } });
+      await until(async () => (await usage()).json().hits.remaining === 3, 5_000, 'the reservation released');
+      expect((await usage()).json()).toMatchObject({ hits: { quota: 3, used: 0, remaining: 3 } });
     });
   });
 });
