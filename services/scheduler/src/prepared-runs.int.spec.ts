@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STREAMS } from '@app/messaging';
+import { STREAMS, SUBJECTS } from '@app/messaging';
 import { RenderJob } from '@app/proto/render';
 import type { Task } from '@app/proto/scheduler';
 import { until } from '@app/testkit';
@@ -11,7 +11,7 @@ import { startSchedulerHarness, type Replica, type SchedulerHarness } from './te
 // Runs prepared ahead of their due instant (SCHEDULER_PREPARE_LEAD_MS), with a real nats-server and
 // SQLite, two replicas on one store: in the lead time one replica checks, admits and claims each run;
 // at the due instant only the jobs go out. A task disabled or deleted in the lead time never renders and
-// costs nothing: its reservation is released.
+// costs nothing: its reservation is announced as ended without a job (auth-quota releases it).
 
 const T0 = Date.parse('2026-03-02T08:00:20Z');
 const at = (hhmmss: string) => Date.parse(`2026-03-02T${hhmmss}Z`);
@@ -34,7 +34,11 @@ afterAll(async () => {
 const jobs = async () => (await streamMessages(harness.nats.nc, STREAMS.RENDER_JOBS.name)).map((m) => RenderJob.decode(m.data));
 const jobsOf = async (task: Task) => (await jobs()).filter((j) => j.task_id === String(task.id));
 const admitted = () => auths.flatMap((a) => a.admitted);
-const released = () => auths.flatMap((a) => a.released);
+/** Reservations announced on RENDER_EVENTS as ended without a job: auth-quota releases them. */
+const released = async () =>
+  (await streamMessages(harness.nats.nc, STREAMS.RENDER_EVENTS.name))
+    .filter((m) => m.subject.startsWith(SUBJECTS.renderWithoutJobPrefix))
+    .map((m) => m.subject.slice(SUBJECTS.renderWithoutJobPrefix.length));
 const eventsOf = async (type: string, task?: Task) =>
   (await harness.events()).filter((e) => e.type === type && (!task || e.streamId === `task-${task.id}`));
 
@@ -73,13 +77,15 @@ describe('Runs prepared ahead of their due instant', () => {
       await until(async () => (await jobsOf(task)).length === 1, 10_000, 'the job');
       const [job] = await jobsOf(task);
       expect(job).toMatchObject({ run_id: `${task.id}-${at('08:01:00') / 1000}`, created_unix_ms: at('08:01:00'), origin: 'task' });
+      // The job carries the run's reservation: auth-quota settles it from the render's outcome.
+      expect(job!.reservation_id).toBe(admitted()[0]!.reservationId);
       await until(async () => (await replicas[1]!.get(task.id)).runs === 1, 10_000, 'the run counted');
       // Neither the other replica nor the dispatcher of started runs renders it again.
       await tickAt(at('08:01:00.500'));
       await new Promise((done) => setTimeout(done, 500));
       expect(await jobsOf(task)).toHaveLength(1);
       expect(await eventsOf('TaskRunStarted', task)).toHaveLength(1);
-      expect(released()).toHaveLength(0);
+      expect(await released()).toHaveLength(0);
       await replicas[0]!.update({ id: task.id, enabled: false });
     });
   });
@@ -98,11 +104,10 @@ describe('Runs prepared ahead of their due instant', () => {
       expect(admitted()).toHaveLength(before + 1);
       await change(replicas[1]!, task);
       await tickAt(at('08:02:00'));
-      await until(() => released().includes(reservation), 10_000, 'the reservation released');
+      await until(async () => (await released()).includes(reservation!), 10_000, 'the reservation released');
       await new Promise((done) => setTimeout(done, 500));
       expect(await jobsOf(task)).toHaveLength(0);
       expect(await eventsOf('TaskRunStarted', task)).toHaveLength(0);
-      expect(auths.flatMap((a) => a.committed)).not.toContain(reservation);
     });
   });
 
@@ -117,7 +122,7 @@ describe('Runs prepared ahead of their due instant', () => {
       const shares = auths.map((a, i) => a.admitted.length - admittedBefore[i]!);
       expect(shares[0]! + shares[1]!).toBe(60);
       expect(shares.every((s) => s > 0)).toBe(true);
-      expect(released()).toHaveLength(2); // the two cancelled runs above, none here
+      expect(await released()).toHaveLength(2); // the two cancelled runs above, none here
       await tickAt(at('08:03:00'));
       const ids = new Set(tasks.map((t) => String(t.id)));
       await until(async () => (await jobs()).filter((j) => ids.has(j.task_id ?? '')).length === 60, 20_000, 'every job');
