@@ -4,7 +4,7 @@ import { Agent, request } from 'node:https';
 export function serviceClient(opts: { baseUrl: string; ca: string; accessKey: string }) {
   const agent = new Agent({ keepAlive: true, maxSockets: 64, ca: opts.ca });
   const call = (path: string, body: unknown, accessKey = opts.accessKey) =>
-    new Promise<{ status: number; bytes: number; headers: Record<string, unknown> }>((resolve, reject) => {
+    new Promise<{ status: number; bytes: number; headers: Record<string, unknown>; error?: string }>((resolve, reject) => {
       const payload = JSON.stringify(body);
       const req = request(
         `${opts.baseUrl}${path}`,
@@ -15,8 +15,12 @@ export function serviceClient(opts: { baseUrl: string; ca: string; accessKey: st
         },
         (res) => {
           let bytes = 0;
-          res.on('data', (c: Buffer) => (bytes += c.length));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes, headers: res.headers }));
+          let error = '';
+          res.on('data', (c: Buffer) => {
+            bytes += c.length;
+            if (res.statusCode !== 200 && error.length < 500) error += c.toString('utf8');
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes, headers: res.headers, ...(error ? { error } : {}) }));
           res.on('error', reject);
         },
       );
@@ -28,7 +32,7 @@ export function serviceClient(opts: { baseUrl: string; ca: string; accessKey: st
     /** One render that must succeed. */
     async render(operation: string, params: Record<string, unknown>): Promise<void> {
       const res = await call(`/v1/${operation}`, params);
-      if (res.status !== 200) throw new Error(`${operation} answered ${res.status}`);
+      if (res.status !== 200) throw new Error(`${operation} answered ${res.status}${res.error ? `: ${res.error}` : ''}`);
     },
     close: () => agent.destroy(),
   };

@@ -35,7 +35,7 @@ export async function screencastScenario(opts: {
   await runConcurrently(10, 2, short);
   await new Promise((r) => setTimeout(r, 2_000));
   const after10Kb = treeRssKb(opts.rendererPid);
-  await runConcurrently(opts.memoryRuns - 10, 4, short);
+  await runConcurrently(opts.memoryRuns - 10, 2, short);
   await new Promise((r) => setTimeout(r, 2_000));
   return {
     durationSeconds: opts.durationSeconds,
