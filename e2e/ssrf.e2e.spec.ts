@@ -64,4 +64,19 @@ describe('SSRF guard (default configuration)', () => {
       expect(canary.requests).toHaveLength(0);
     });
   });
+
+  describe('When a screencast targets loopback, or its page requests loopback while it is recorded', () => {
+    it('should refuse the url, and block every request of the page during the recording', async () => {
+      const refused = await stack.call('GET', `/v1/screencast?url=${encodeURIComponent(`${canary.origin}/`)}`, { headers: key() });
+      expect(refused.status).toBe(400);
+      expect(refused.json()).toMatchObject({ code: 'target_not_allowed', details: [{ parameter: 'url' }] });
+      const target = `http://127.0.0.1:${canary.port}`;
+      const html = `<p>page</p><img src="${target}/canary.png">
+        <script>setInterval(() => { fetch('${target}/poll').catch(() => {}); new Image().src = '${target}/img?' + Date.now(); }, 100)</script>`;
+      const res = await stack.call('POST', '/v1/screencast', { headers: key(), json: { html, duration: 2, viewport_width: 320, viewport_height: 240 } });
+      expect(res.status, res.body.toString().slice(0, 200)).toBe(200);
+      expect(res.headers['content-type']).toBe('video/mp4');
+      expect(canary.requests).toHaveLength(0);
+    });
+  });
 });
