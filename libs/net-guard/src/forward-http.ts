@@ -1,5 +1,6 @@
 import { request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { untraced } from '@app/telemetry';
 import { endToEndHeaders } from './hop-by-hop.js';
 import type { ProxyContext } from './proxy-context.js';
 import { refuseRequest } from './proxy-responses.js';
@@ -33,13 +34,16 @@ export async function forwardHttp(req: IncomingMessage, res: ServerResponse, ctx
 }
 
 function relay(req: IncomingMessage, res: ServerResponse, url: URL, upstream: Socket): void {
-  const upstreamReq = request({
-    method: req.method,
-    path: `${url.pathname}${url.search}`,
-    // RFC 9112 §3.2.2: a proxy replaces Host with the authority of the absolute-form target.
-    headers: ['Host', url.host, ...endToEndHeaders(req.rawHeaders, ['host'])],
-    createConnection: () => upstream,
-  });
+  // Untraced: the page's request goes on exactly as the browser made it, with no trace context added.
+  const upstreamReq = request(
+    untraced({
+      method: req.method,
+      path: `${url.pathname}${url.search}`,
+      // RFC 9112 §3.2.2: a proxy replaces Host with the authority of the absolute-form target.
+      headers: ['Host', url.host, ...endToEndHeaders(req.rawHeaders, ['host'])],
+      createConnection: () => upstream,
+    }),
+  );
 
   upstreamReq.on('error', () => refuseRequest(res, 502));
   upstreamReq.on('response', (upstreamRes) => {

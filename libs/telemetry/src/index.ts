@@ -1,3 +1,4 @@
 export * from './context.js';
 export { traceIncomingRequests } from './http-server.js';
 export { startTelemetry, shutdownTelemetry } from './sdk.js';
+export { untraced, isUntracedRequest } from './untraced.js';

@@ -5,6 +5,7 @@ import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import { isUntracedRequest } from './untraced.js';
 
 const dropSpans: SpanProcessor = {
   onStart: () => undefined,
@@ -20,7 +21,8 @@ type Global = typeof globalThis & { [SDK_KEY]?: NodeSDK };
 /**
  * Starts the OpenTelemetry SDK for this process: gRPC instrumentation and outgoing HTTP (a server that
  * wants spans for the requests it serves wraps its listener in `traceIncomingRequests`, a fraction of
- * the HTTP instrumentation's cost per request), W3C trace context propagation (the default), and an OTLP/HTTP
+ * the HTTP instrumentation's cost per request; outgoing requests marked `untraced` are left alone),
+ * W3C trace context propagation (the default), and an OTLP/HTTP
  * exporter when OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set, sampled as
  * OTEL_TRACES_SAMPLER says (default: every trace). Without an endpoint spans are not recorded (nothing
  * would read them), but every request still gets a trace id and the context still propagates.
@@ -47,7 +49,12 @@ export function startTelemetry(serviceName = process.env.OTEL_SERVICE_NAME ?? 'r
     spanProcessors,
     ...(sampler ? { sampler } : {}),
     instrumentations: [
-      new HttpInstrumentation({ disableIncomingRequestInstrumentation: true }),
+      new HttpInstrumentation({
+        disableIncomingRequestInstrumentation: true,
+        // Other people's traffic (a page's requests relayed to its site or to a caller's proxy) is passed
+        // on exactly as it came: no span, no trace context added, headers untouched.
+        ignoreOutgoingRequestHook: (options) => isUntracedRequest(options),
+      }),
       new GrpcInstrumentation(),
     ],
   });

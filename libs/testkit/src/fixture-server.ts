@@ -1,17 +1,20 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 export interface RecordedRequest {
   method: string;
   path: string;
   headers: IncomingMessage['headers'];
+  /** The header lines exactly as received: name, value, name, value... */
+  rawHeaders: string[];
   at: number;
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 export interface FixtureServer {
-  /** http://127.0.0.1:PORT */
+  /** http://127.0.0.1:PORT (https:// with a certificate) */
   origin: string;
   port: number;
   /** Every request received, in order. */
@@ -47,22 +50,26 @@ const DEFAULT_ROUTES: Record<string, Handler> = {
   },
 };
 
-/** A local HTTP server serving test pages on 127.0.0.1 and recording every request it gets. */
-export async function startFixtureServer(routes: Record<string, Handler> = {}): Promise<FixtureServer> {
+/** A local HTTP (or, given a certificate, HTTPS) server serving test pages on 127.0.0.1 and recording every request it gets. */
+export async function startFixtureServer(
+  routes: Record<string, Handler> = {},
+  opts: { tls?: { cert: string; key: string } } = {},
+): Promise<FixtureServer> {
   const table = new Map<string, Handler>(Object.entries({ ...DEFAULT_ROUTES, ...routes }));
   const requests: RecordedRequest[] = [];
-  const server = createServer((req, res) => {
+  const listener: RequestListener = (req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
-    requests.push({ method: req.method ?? 'GET', path, headers: req.headers, at: Date.now() });
+    requests.push({ method: req.method ?? 'GET', path, headers: req.headers, rawHeaders: req.rawHeaders, at: Date.now() });
     const handler = table.get(path);
     if (handler) return handler(req, res);
     res.writeHead(404, { 'content-type': 'text/plain' });
     res.end('not found');
-  });
+  };
+  const server: Server = opts.tls ? createHttpsServer(opts.tls, listener) : createHttpServer(listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
-    origin: `http://127.0.0.1:${port}`,
+    origin: `${opts.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     port,
     requests,
     hits: (path) => requests.filter((r) => r.path === path).length,

@@ -10,3 +10,4 @@ export * from './accounts-admin.js';
 export * from './webhook-receiver.js';
 export * from './openapi-validator.js';
 export * from './video-info.js';
+export * from './forward-proxy.js';

@@ -1,4 +1,3 @@
-import { isIP } from 'node:net';
 import { ValidationError } from '@app/errors';
 import { checkTargetUrl } from '@app/net-guard';
 import type { RenderParams } from '@app/proto/render';
@@ -11,10 +10,16 @@ export interface NetworkRouting {
   ipLocationProxies: Readonly<Record<string, string>>;
 }
 
-/** Per-render browser context settings when the render goes through a proxy. */
+/** The proxy a render goes through, when it is not the pool's own egress (the guard). */
 export interface Route {
-  context?: { proxyServer: string; proxyBypassList: string[] } | undefined;
-  credentials?: { username: string; password: string } | undefined;
+  proxy?:
+    | {
+        /** The proxy's URL, credentials included (they stay with the render's relay, never in the browser). */
+        url: URL;
+        /** The addresses the SSRF check resolved and accepted: the only ones dialled (absent: an operator's proxy). */
+        addresses?: readonly string[] | undefined;
+      }
+    | undefined;
 }
 
 /** Members of the EU among the ip_location countries: `eu` picks one of those configured. */
@@ -24,14 +29,13 @@ type Check = typeof checkTargetUrl;
 
 /**
  * The route of a render: direct (through the egress guard), the caller's `proxy` (its host must pass
- * the SSRF check, and a plain-http proxy is dialed at the address that was checked), or the proxy
- * configured for `ip_location`.
+ * the SSRF check, and the proxy, http or https, is dialled at the addresses that were checked), or the
+ * proxy configured for `ip_location`.
  */
 export async function routeFor(params: RenderParams, routing: NetworkRouting, check: Check = checkTargetUrl): Promise<Route> {
   if (params.proxy) {
     const { url, addresses } = await check(params.proxy, { parameter: 'proxy', allowPrivate: routing.allowPrivate });
-    const host = url.protocol === 'http:' && addresses[0] ? bracketed(addresses[0]) : url.host.replace(/:\d+$/, '');
-    return viaProxy(url, host);
+    return { proxy: { url, addresses } };
   }
   if (params.ip_location) {
     const configured = proxyForCountry(params.ip_location, routing.ipLocationProxies);
@@ -40,8 +44,7 @@ export async function routeFor(params: RenderParams, routing: NetworkRouting, ch
         { parameter: 'ip_location', message: `ip_location ${params.ip_location} is not available on this server (no proxy is configured for it)` },
       ]);
     }
-    const url = new URL(configured);
-    return viaProxy(url, url.hostname);
+    return { proxy: { url: new URL(configured) } };
   }
   return {};
 }
@@ -51,18 +54,4 @@ function proxyForCountry(country: string, proxies: Readonly<Record<string, strin
   if (country !== 'eu') return undefined;
   const members = EU_COUNTRIES.filter((c) => proxies[c]);
   return members.length > 0 ? proxies[members[Math.floor(Math.random() * members.length)]!] : undefined;
-}
-
-function viaProxy(url: URL, host: string): Route {
-  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
-  const route: Route = {
-    // `<-loopback>`: loopback targets go through the proxy too (they are the proxy's own, not ours).
-    context: { proxyServer: `${url.protocol}//${host}:${port}`, proxyBypassList: ['<-loopback>'] },
-  };
-  if (url.username) route.credentials = { username: decodeURIComponent(url.username), password: decodeURIComponent(url.password) };
-  return route;
-}
-
-function bracketed(address: string): string {
-  return isIP(address) === 6 ? `[${address}]` : address;
 }

@@ -14,14 +14,11 @@ describe('routeFor', () => {
   });
 
   describe('When the caller gives an http proxy with credentials', () => {
-    it('should check its host, dial the checked address and keep the credentials for its relay', async () => {
+    it('should check its host and keep the checked addresses and the credentials for its relay', async () => {
       const check = checked('203.0.113.7');
       const route = await routeFor(renderParams({ proxy: 'http://me:s%40cret@proxy.example:3128' }), { allowPrivate: false, ipLocationProxies: {} }, check);
       expect(check).toHaveBeenCalledWith('http://me:s%40cret@proxy.example:3128', { parameter: 'proxy', allowPrivate: false });
-      expect(route).toEqual({
-        context: { proxyServer: 'http://203.0.113.7:3128', proxyBypassList: ['<-loopback>'] },
-        credentials: { username: 'me', password: 's@cret' },
-      });
+      expect(route).toEqual({ proxy: { url: new URL('http://me:s%40cret@proxy.example:3128'), addresses: ['203.0.113.7'] } });
     });
   });
 
@@ -40,11 +37,8 @@ describe('routeFor', () => {
   describe('When ip_location names a country', () => {
     const routing = { allowPrivate: false, ipLocationProxies: { de: 'http://u:p@de.proxy:8000', us: 'https://us.proxy:9000' } };
     it('should route through its configured proxy, eu through an EU one', async () => {
-      expect((await routeFor(renderParams({ ip_location: 'us' }), routing)).context?.proxyServer).toBe('https://us.proxy:9000');
-      expect(await routeFor(renderParams({ ip_location: 'eu' }), routing)).toMatchObject({
-        context: { proxyServer: 'http://de.proxy:8000' },
-        credentials: { username: 'u', password: 'p' },
-      });
+      expect((await routeFor(renderParams({ ip_location: 'us' }), routing)).proxy?.url.href).toBe('https://us.proxy:9000/');
+      expect((await routeFor(renderParams({ ip_location: 'eu' }), routing)).proxy).toEqual({ url: new URL('http://u:p@de.proxy:8000') });
     });
 
     it('should be a 400 naming ip_location where none is configured', async () => {
