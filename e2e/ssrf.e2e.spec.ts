@@ -49,6 +49,29 @@ describe('SSRF guard (default configuration)', () => {
     );
   });
 
+  describe('When the proxy is a loopback address', () => {
+    const proxy = () => `http://user:secret@127.0.0.1:${canary.port}`;
+    const used = async () => (await stack.call('GET', '/v1/usage', { headers: key() })).json().hits.used as number;
+
+    it('should refuse the API call with 400 naming proxy, without reaching it', async () => {
+      const res = await stack.call('POST', '/v1/screenshot', { headers: key(), json: { url: 'http://93.184.215.14/', proxy: proxy() } });
+      expect(res.status).toBe(400);
+      expect(res.json()).toMatchObject({ statusCode: 400, code: 'target_not_allowed', details: [{ parameter: 'proxy' }] });
+      expect(canary.requests).toHaveLength(0);
+    });
+
+    it('should refuse a task with it the same way, naming query.proxy, at no cost of quota', async () => {
+      const before = await used();
+      const query = `url=${encodeURIComponent('http://93.184.215.14/')}&proxy=${encodeURIComponent(proxy())}`;
+      const res = await stack.call('POST', '/v1/tasks', { headers: key(), json: { name: 'via loopback', api: 'screenshot', query, frequency: 'every_hour' } });
+      expect(res.status, res.body.toString()).toBe(400);
+      expect(res.json()).toMatchObject({ statusCode: 400, code: 'target_not_allowed', details: [{ parameter: 'query.proxy' }] });
+      expect((await stack.call('GET', '/v1/tasks', { headers: key() })).json().tasks).toEqual([]);
+      expect(await used()).toBe(before);
+      expect(canary.requests).toHaveLength(0);
+    });
+  });
+
   describe('When the page itself requests loopback addresses', () => {
     it('should block every such request while the render goes on', async () => {
       const target = `http://127.0.0.1:${canary.port}`;

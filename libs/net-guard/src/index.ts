@@ -5,3 +5,4 @@ export type { BlockedRequest } from './proxy-context.js';
 export { pinnedLookup } from './pinned-lookup.js';
 export { systemLookup, type LookupFn, type LookupAddress } from './lookup.js';
 export * from './webhook-policy.js';
+export { checkRenderTargets, type RenderTargets, type TargetCheck } from './render-targets.js';

@@ -1,3 +1,4 @@
+import { checkRenderTargets } from '@app/net-guard';
 import type { RenderParams } from '@app/proto/render';
 import { renderBudgetMs, type Operation } from '@app/render-params';
 import type { JobPublisher, RenderStatusStore, WebhookGuard } from './async-ports.js';
@@ -50,7 +51,7 @@ export function renderAsync(deps: {
     filesBaseUrl: string;
   }): Promise<AsyncAccepted> => {
     const { params } = input;
-    if (params.url) await deps.guard.check(params.url, 'url');
+    await checkRenderTargets(params, (url, parameter) => deps.guard.check(url, parameter));
     if (params.webhook_url) await deps.webhookGuard.check(params.webhook_url);
     const id = deps.newId();
     const nowMs = deps.clock.now().getTime();

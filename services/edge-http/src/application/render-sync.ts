@@ -1,5 +1,6 @@
 import { AppError, errors, isErrorCode } from '@app/errors';
 import type { RenderParams, ResultPlacement } from '@app/proto/render';
+import { checkRenderTargets } from '@app/net-guard';
 import { renderBudgetMs, type Operation } from '@app/render-params';
 import type { Clock, RenderQueue, ResultStore, TargetGuard } from './ports.js';
 
@@ -41,7 +42,7 @@ export function renderSync(deps: {
     reservationId?: string | undefined;
   }): Promise<RenderOutcome> => {
     const { params } = input;
-    if (params.url) await deps.guard.check(params.url, 'url');
+    await checkRenderTargets(params, (url, parameter) => deps.guard.check(url, parameter));
     const timeoutSeconds = params.timeout ?? 30;
     const budgetMs = renderBudgetMs(input.operation, params);
     const now = deps.clock.now().getTime();

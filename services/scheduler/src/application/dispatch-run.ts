@@ -4,6 +4,7 @@ import { renderBudgetMs } from '@app/render-params';
 import { decide } from '../domain/task/task.decider.js';
 import type { ActiveTask, RunError } from '../domain/task/task.js';
 import { boundedMemo } from '../bounded-memo.js';
+import { checkRenderTargets } from '@app/net-guard';
 import type { AuthQuota, Clock, RenderJobs, TargetGuard, TaskStreams } from './ports.js';
 import { checkTaskQuery, renderFeatures } from './task-query.js';
 
@@ -111,7 +112,7 @@ export function dispatchRun(deps: RunDeps) {
     }
 
     try {
-      if (params.url) await guard.check(params.url, 'url');
+      await checkRenderTargets(params, (url, parameter) => guard.check(url, parameter));
     } catch (err) {
       if (!isAppError(err) || RETRYABLE.has(err.code)) throw err;
       await fail(taskId, runId, runError(err));

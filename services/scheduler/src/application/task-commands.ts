@@ -1,4 +1,5 @@
 import { hasCode, isAppError } from '@app/errors';
+import { checkRenderTargets } from '@app/net-guard';
 import { decide, taskNotFound } from '../domain/task/task.decider.js';
 import type { TaskApi } from '../domain/task/task.js';
 import type { TaskView, TaskViews } from '../projections/task-views/task-views.js';
@@ -7,15 +8,16 @@ import { definitionForCreate, definitionForUpdate, type TaskFields } from './tas
 import { checkTaskQuery } from './task-query.js';
 
 /**
- * A task whose page or webhook the SSRF policy refuses could never run: a 400 at creation. A name that
- * does not resolve today may resolve by the time the task runs, so it is accepted (the run records it).
+ * A task whose page, proxy or webhook the SSRF policy refuses could never run: a 400 at creation, from the
+ * very check the API call makes (checkRenderTargets). A name that does not resolve today may resolve by
+ * the time the task runs, so it is accepted (the run records it).
  */
 async function checkTarget(guard: TargetGuard, api: TaskApi, query: string): Promise<void> {
   const { params } = checkTaskQuery(api, query);
   const ignoreUnresolved = (err: unknown) => {
     if (!(isAppError(err) && hasCode(err, 'name_not_resolved'))) throw err;
   };
-  if (params?.url) await guard.check(params.url, 'query.url').catch(ignoreUnresolved);
+  if (params) await checkRenderTargets(params, (url, parameter) => guard.check(url, parameter).catch(ignoreUnresolved), 'query.');
   if (params?.webhook_url) await guard.checkWebhook(params.webhook_url, 'query.webhook_url').catch(ignoreUnresolved);
 }
 

@@ -75,6 +75,14 @@ describe('SchedulerService over gRPC', () => {
     });
   });
 
+  describe('When the query names a proxy on a loopback address', () => {
+    it('should refuse the task as the API call refuses that proxy, naming it inside the query', async () => {
+      const err = await errorOf(a.create({ name: 'proxied', api: 'screenshot', query: `${PUBLIC_PAGE}&proxy=http://u:p@127.0.0.1:3128`, frequency: 'every_hour' }));
+      expect(err.code).toBe('target_not_allowed');
+      expect(err.details).toEqual([{ parameter: 'query.proxy', message: 'the URL must point to a public internet address' }]);
+    });
+  });
+
   describe('When the query asks for a webhook the SSRF policy refuses', () => {
     it('should refuse the task, naming the webhook inside the query', async () => {
       const err = await errorOf(
