@@ -62,7 +62,9 @@ export function chromiumFlags(input: ChromiumFlagsInput): string[] {
     // context, so the spare is never used and costs ~30 ms of CPU per render. (Puppeteer merges this
     // list into its own --disable-features.)
     '--disable-features=SpareRendererForSitePerProcess',
-    // WebRTC may not send UDP around the egress proxy (the SSRF guard).
+    // WebRTC may not send UDP around the egress proxy (the SSRF guard). The flag alone was seen not to hold
+    // (a page's STUN still went out): the profile's preferences (PROFILE_PREFERENCES, profile-dirs.ts) do,
+    // and the page setup removes the WebRTC interfaces from every frame besides.
     '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
     `--user-data-dir=${input.userDataDir}`,
   ];

@@ -54,7 +54,7 @@ export async function sweepDeadProfiles(): Promise<string[]> {
 }
 
 export interface ProfileDir {
-  /** Fresh, empty --user-data-dir. */
+  /** Fresh --user-data-dir, holding only PROFILE_PREFERENCES. */
   userDataDir: string;
   /** The browser's TMPDIR, so files it leaves behind when killed go away with the profile. */
   tmpDir: string;
@@ -62,6 +62,16 @@ export interface ProfileDir {
   remove(): Promise<void>;
 }
 
+/**
+ * Preferences every browser's profile starts with. WebRTC may use no UDP that does not go through the proxy
+ * (an HTTP proxy carries none), nor enumerate network routes: no packet of a page's STUN, TURN or data
+ * channel leaves the browser around the egress guard. Incognito contexts read through to these.
+ */
+export const PROFILE_PREFERENCES = {
+  webrtc: { ip_handling_policy: 'disable_non_proxied_udp', multiple_routes_enabled: false, nonproxied_udp_enabled: false },
+} as const;
+
+/** A fresh profile folder holding PROFILE_PREFERENCES, a TMPDIR beside it, and the owner file. */
 export async function createProfileDir(): Promise<ProfileDir> {
   const root = await mkdtemp(join(tmpdir(), PREFIX));
   let removal: Promise<void> | undefined;
@@ -71,7 +81,12 @@ export async function createProfileDir(): Promise<ProfileDir> {
     remove: () => (removal ??= rm(root, { recursive: true, force: true, maxRetries: 3, retryDelay: 100 }).catch(() => undefined)),
   };
   try {
-    await Promise.all([mkdir(profile.userDataDir), mkdir(profile.tmpDir), writeFile(join(root, OWNER_FILE), ownerLine(process.pid))]);
+    await Promise.all([
+      mkdir(join(profile.userDataDir, 'Default'), { recursive: true }),
+      mkdir(profile.tmpDir),
+      writeFile(join(root, OWNER_FILE), ownerLine(process.pid)),
+    ]);
+    await writeFile(join(profile.userDataDir, 'Default', 'Preferences'), JSON.stringify(PROFILE_PREFERENCES));
   } catch (err) {
     await profile.remove();
     throw err;

@@ -9,6 +9,7 @@ import { authenticationStep, extraHeadersStep } from './setup/headers.js';
 import { requestsStep } from './setup/requests.js';
 import type { PageSetupStep } from './setup/step.js';
 import { userAgentStep, viewportStep } from './setup/viewport.js';
+import { webrtcStep } from './setup/webrtc.js';
 
 export type { PageSetupStep } from './setup/step.js';
 export { parseHeaderList } from './setup/headers.js';
@@ -31,6 +32,7 @@ export const PAGE_SETUP_STEPS: readonly PageSetupStep[] = [
   authenticationStep,
   consentStep,
   requestsStep,
+  webrtcStep,
 ];
 
 export async function setupPage(

@@ -6,6 +6,7 @@ import { requestsStep } from './setup/requests.js';
 import { consentStep } from './setup/consent.js';
 import { authenticationStep } from './setup/headers.js';
 import { dialogsAndPopupsStep } from './setup/dialogs-popups.js';
+import { webrtcStep } from './setup/webrtc.js';
 import { renderParams } from './testing/test-params.js';
 
 function fakePage(viewport: Viewport | null) {
@@ -31,8 +32,8 @@ describe('viewportFor', () => {
   });
 });
 
-/** The steps that only act when their parameters are given (requests, challenges, cookie popups, dialogs and windows are always handled). */
-const ALWAYS = new Set([requestsStep, consentStep, authenticationStep, dialogsAndPopupsStep]);
+/** The steps that only act when their parameters are given (requests, challenges, cookie popups, dialogs, windows and WebRTC are always handled). */
+const ALWAYS = new Set([requestsStep, consentStep, authenticationStep, dialogsAndPopupsStep, webrtcStep]);
 const OPTIONAL_STEPS = PAGE_SETUP_STEPS.filter((step) => !ALWAYS.has(step));
 
 describe('setupPage', () => {

@@ -1,0 +1,148 @@
+import { createSocket, type Socket } from 'node:dgram';
+import { rm } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import puppeteer, { type Browser } from 'puppeteer-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEgressProxy, type EgressProxy } from '@app/net-guard';
+import { startFixtureServer, type FixtureServer } from '@app/testkit';
+import { chromiumFlags, findChromium } from '../browser/launch-options.js';
+import { createProfileDir, type ProfileDir } from '../browser/profile-dirs.js';
+import { setupPage } from './page-setup.js';
+import { useRenderer } from './testing/render-harness.js';
+import { renderParams } from './testing/test-params.js';
+
+// A hostile page tries WebRTC towards a UDP canary on 127.0.0.1 and [::1] (STUN, TURN, data channels) from
+// its main frame, static, srcdoc and script-made iframes, and a window it opens. Nothing may reach the
+// canary: seen by real dgram listeners. The containment has layers (the profile's preferences, the page
+// setup removing WebRTC, a Chromium flag); each is also tested alone, without the flag, so the guarantee
+// does not rest on one flag being honoured.
+let canary: { port: number; packets: number; close(): void };
+let fixture: FixtureServer;
+let guard: EgressProxy;
+
+async function startUdpCanary(): Promise<typeof canary> {
+  const sockets: Socket[] = [createSocket('udp4'), createSocket({ type: 'udp6', ipv6Only: true })];
+  const state = { packets: 0 };
+  for (const socket of sockets) socket.on('message', () => void state.packets++);
+  await new Promise<void>((resolve) => sockets[0]!.bind(0, '127.0.0.1', resolve));
+  const port = sockets[0]!.address().port;
+  await new Promise<void>((resolve) => sockets[1]!.bind(port, '::1', resolve));
+  return {
+    port,
+    get packets() {
+      return state.packets;
+    },
+    close: () => sockets.forEach((s) => s.close()),
+  };
+}
+
+/** Tries WebRTC in `window`, in iframes of every kind and (when `popup`) in a window it opens; reports what it saw. */
+const hostilePage = (popup: boolean) => (_req: IncomingMessage, res: ServerResponse) => {
+  const servers = JSON.stringify([
+    { urls: [`stun:127.0.0.1:${canary.port}`, `stun:[::1]:${canary.port}`] },
+    { urls: [`turn:127.0.0.1:${canary.port}?transport=udp`, `turn:[::1]:${canary.port}?transport=udp`], username: 'u', credential: 'p' },
+  ]);
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+  res.end(`<!doctype html><html><body><iframe id="static" src="/frame"></iframe><iframe id="srcdoc" srcdoc="<p>inner</p>"></iframe>
+<pre id="out"></pre><script>
+const out = [];
+const report = () => { document.getElementById('out').textContent = out.join('\\n'); };
+function attempt(label, w) {
+  try {
+    out.push(label + ' RTCPeerConnection=' + typeof w.RTCPeerConnection + ' webkitRTCPeerConnection=' + typeof w.webkitRTCPeerConnection);
+    const C = w.RTCPeerConnection || w.webkitRTCPeerConnection;
+    if (!C) return;
+    const pc = new C({ iceServers: ${servers} });
+    pc.createDataChannel('probe');
+    pc.onicecandidate = (e) => { if (e.candidate) out.push(label + ' candidate'); report(); };
+    pc.createOffer().then((o) => pc.setLocalDescription(o)).catch(() => {});
+  } catch (err) { out.push(label + ' error ' + err); }
+}
+attempt('main', window);
+attempt('static', document.getElementById('static').contentWindow);
+attempt('srcdoc', document.getElementById('srcdoc').contentWindow);
+const made = document.createElement('iframe'); document.body.appendChild(made); attempt('script-made', made.contentWindow);
+${popup ? "try { const w = window.open('about:blank'); if (w) attempt('popup', w); } catch (err) { out.push('popup error ' + err); }" : ''}
+report();
+</script></body></html>`);
+};
+
+beforeAll(async () => {
+  canary = await startUdpCanary();
+  fixture = await startFixtureServer({
+    '/hostile': hostilePage(true),
+    '/hostile-no-popup': hostilePage(false),
+    '/frame': (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<p>frame</p>'),
+  });
+  guard = await startEgressProxy({ allowPrivate: true });
+});
+
+afterAll(async () => {
+  canary?.close();
+  await fixture?.close();
+  await guard?.close();
+});
+
+/** ICE gathering towards the canary starts at once and retries for seconds: give it time to show. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 3_000));
+const FRAMES = ['main', 'static', 'srcdoc', 'script-made'];
+
+describe('WebRTC containment', () => {
+  describe('When a render (the service as deployed) runs a page that tries WebRTC everywhere', () => {
+    const r = useRenderer(() => ({ pool: { proxyUrl: guard.url } }));
+
+    it('should find no RTCPeerConnection in the page or any of its iframes, and send the canary nothing', async () => {
+      const before = canary.packets;
+      const html = (await r.render('scrape', { url: `${fixture.origin}/hostile`, delay: 3 })).body.toString();
+      const seen = /<pre id="out">([^<]*)<\/pre>/.exec(html)?.[1] ?? '';
+      for (const frame of FRAMES) expect(seen).toContain(`${frame} RTCPeerConnection=undefined webkitRTCPeerConnection=undefined`);
+      expect(seen).not.toContain('candidate');
+      await settle();
+      expect(canary.packets - before).toBe(0);
+    });
+  });
+
+  describe('When one layer works alone, in a browser launched without the WebRTC flag', () => {
+    let browser: Browser | undefined;
+    let profile: ProfileDir | undefined;
+    const withoutFlag = (userDataDir: string) =>
+      chromiumFlags({ userDataDir, runningAsRoot: process.getuid?.() === 0 }).filter((flag) => !flag.includes('webrtc'));
+
+    afterAll(async () => {
+      await browser?.close();
+      await profile?.remove();
+    });
+
+    async function launch(userDataDir: string): Promise<Browser> {
+      await browser?.close();
+      browser = await puppeteer.launch({ executablePath: findChromium(), headless: true, pipe: true, args: withoutFlag(userDataDir) });
+      return browser;
+    }
+
+    it('should, with the page setup alone (an empty profile), leave no WebRTC in any frame and send nothing', async () => {
+      profile = await createProfileDir();
+      await rm(`${profile.userDataDir}/Default`, { recursive: true, force: true }); // no preferences
+      const page = await (await (await launch(profile.userDataDir)).createBrowserContext()).newPage();
+      await setupPage(page, renderParams());
+      const before = canary.packets;
+      await page.goto(`${fixture.origin}/hostile-no-popup`);
+      await settle();
+      const text = await page.$eval('#out', (el) => el.textContent ?? '');
+      for (const frame of FRAMES) expect(text).toContain(`${frame} RTCPeerConnection=undefined`);
+      expect(canary.packets - before).toBe(0);
+    });
+
+    it("should, with the profile's preferences alone (no page setup), send nothing, not even from an opened window", async () => {
+      await profile?.remove();
+      profile = await createProfileDir();
+      const page = await (await (await launch(profile.userDataDir)).createBrowserContext()).newPage();
+      const before = canary.packets;
+      await page.goto(`${fixture.origin}/hostile`);
+      await settle();
+      const text = await page.$eval('#out', (el) => el.textContent ?? '');
+      expect(text).toContain('main RTCPeerConnection=function'); // the API is there: only the preferences hold
+      expect(text).toContain('popup RTCPeerConnection=function');
+      expect(canary.packets - before).toBe(0);
+    });
+  });
+});
