@@ -15,9 +15,8 @@ let httpProxy: ForwardProxy;
 let httpsProxy: ForwardProxy;
 let certDir: string;
 
-const USER = 'proxy user';
-const PASSWORD = 'pa:ss@word';
-const PROXY_AUTHORIZATION = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`;
+const PROXY_CREDENTIALS = { username: 'proxy user', password: 'pa:ss@word' };
+const PROXY_AUTHORIZATION = `Basic ${Buffer.from(`${PROXY_CREDENTIALS.username}:${PROXY_CREDENTIALS.password}`).toString('base64')}`;
 const AUTHORIZATION = Buffer.from('reader:open sesame').toString('base64');
 const USER_AGENT = 'EgressTest/1.0 (X11; fidelity) Probe/2';
 const REQUEST = {
@@ -37,8 +36,8 @@ beforeAll(async () => {
   const tls = await ensureSelfSignedCertificate(certDir);
   const pems = { cert: tls.certPem, key: readFileSync(tls.keyFile, 'utf8') };
   echo = await startFixtureServer({ '/echo': page });
-  httpProxy = await startForwardProxy({ username: USER, password: PASSWORD });
-  httpsProxy = await startForwardProxy({ username: USER, password: PASSWORD, tls: pems });
+  httpProxy = await startForwardProxy(PROXY_CREDENTIALS);
+  httpsProxy = await startForwardProxy({ ...PROXY_CREDENTIALS, tls: pems });
   // The renderer trusts the https proxy's certificate as an operator would (NODE_EXTRA_CA_CERTS).
   stack = await startTestStack({ renderers: 1, env: { ALLOW_PRIVATE_TARGETS: '1', NODE_EXTRA_CA_CERTS: tls.certFile } });
 });

@@ -1,5 +1,6 @@
 import { createServer as createHttpServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
+import { once } from 'node:events';
 import { connect, type AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 
@@ -76,17 +77,12 @@ export async function startForwardProxy(opts: { username: string; password: stri
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   const credentials = `${encodeURIComponent(opts.username)}:${encodeURIComponent(opts.password)}`;
-  return {
-    url: `${opts.tls ? 'https' : 'http'}://${credentials}@127.0.0.1:${port}`,
-    port,
-    requests,
-    get challenged() {
-      return challenged;
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+  const close = async () => {
+    const closed = once(server.close(), 'close');
+    server.closeAllConnections();
+    await closed;
   };
+  return Object.defineProperty({ url: `${opts.tls ? 'https' : 'http'}://${credentials}@127.0.0.1:${port}`, port, requests, challenged, close }, 'challenged', {
+    get: () => challenged,
+  });
 }
