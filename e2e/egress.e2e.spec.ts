@@ -11,6 +11,7 @@ import { startFixtureServer, startForwardProxy, startTestStack, type FixtureServ
 // OpenTelemetry instrumentation hook loaded, which is what used to garble relayed requests.
 let stack: TestStack;
 let echo: FixtureServer;
+let secureEcho: FixtureServer;
 let httpProxy: ForwardProxy;
 let httpsProxy: ForwardProxy;
 let certDir: string;
@@ -36,15 +37,20 @@ beforeAll(async () => {
   const tls = await ensureSelfSignedCertificate(certDir);
   const pems = { cert: tls.certPem, key: readFileSync(tls.keyFile, 'utf8') };
   echo = await startFixtureServer({ '/echo': page });
+  secureEcho = await startFixtureServer({ '/echo': page }, { tls: pems });
   httpProxy = await startForwardProxy(PROXY_CREDENTIALS);
   httpsProxy = await startForwardProxy({ ...PROXY_CREDENTIALS, tls: pems });
-  // The renderer trusts the https proxy's certificate as an operator would (NODE_EXTRA_CA_CERTS).
-  stack = await startTestStack({ renderers: 1, env: { ALLOW_PRIVATE_TARGETS: '1', NODE_EXTRA_CA_CERTS: tls.certFile } });
+  // The renderer trusts the test certificate as an operator would: for the https proxy (NODE_EXTRA_CA_CERTS)
+  // and, in the browsers, for the https page (RENDERER_TRUSTED_CERTS).
+  stack = await startTestStack({
+    renderers: 1,
+    env: { ALLOW_PRIVATE_TARGETS: '1', NODE_EXTRA_CA_CERTS: tls.certFile, RENDERER_TRUSTED_CERTS: tls.certFile },
+  });
 });
 
 afterAll(async () => {
   await stack?.stop();
-  await Promise.all([echo?.close(), httpProxy?.close(), httpsProxy?.close()]);
+  await Promise.all([echo?.close(), secureEcho?.close(), httpProxy?.close(), httpsProxy?.close()]);
   if (certDir) rmSync(certDir, { recursive: true, force: true });
 });
 
@@ -73,28 +79,33 @@ function expectExactPageRequest(raw: string[], host: string): void {
 }
 
 describe('What a page receives', () => {
-  describe.each([
+  const ROUTES = [
     ['directly (through the egress guard)', () => undefined],
     ["through the caller's http proxy with credentials", () => httpProxy],
     ["through the caller's https proxy with credentials", () => httpsProxy],
-  ])('When an http page is rendered %s', (_label, proxyOf) => {
+  ] as const;
+  const CASES = ['http', 'https'].flatMap((scheme) => ROUTES.map(([label, proxyOf]) => [scheme, label, proxyOf] as const));
+
+  describe.each(CASES)('When an %s page is rendered %s', (scheme, _label, proxyOf) => {
     it("should get the caller's headers, cookies, user_agent and authorization as they were given, the right Host and no trace context", async () => {
       const proxy = proxyOf();
-      const path = `/echo?case=${Math.random().toString(36).slice(2)}`;
-      const url = `${echo.origin}${path}`;
+      const server = scheme === 'https' ? secureEcho : echo;
+      const url = `${server.origin}/echo?case=${Math.random().toString(36).slice(2)}`;
       const seenBefore = proxy?.requests.length ?? 0;
       const res = await stack.call('POST', '/v1/scrape', { headers: key(), json: { url, ...REQUEST, ...(proxy ? { proxy: proxy.url } : {}) } });
       expect(res.status, res.body.toString().slice(0, 300)).toBe(200);
       expect(res.body.toString()).toContain('<p>echo</p>');
 
-      const got = echo.requests.filter((r) => r.path === '/echo' && r.rawHeaders.length > 0).at(-1)!;
+      const got = server.requests.filter((r) => r.path === '/echo' && r.rawHeaders.length > 0).at(-1)!;
       expect(got).toBeDefined();
-      expectExactPageRequest(got.rawHeaders, `127.0.0.1:${echo.port}`);
+      expectExactPageRequest(got.rawHeaders, `127.0.0.1:${server.port}`);
 
       if (proxy) {
         expect(proxy.challenged, 'requests the proxy refused for their credentials').toBe(0);
-        const asked = proxy.requests.slice(seenBefore).find((r) => r.target === url);
-        expect(asked, `the proxy was asked for ${url}`).toBeDefined();
+        // A plain request names the URL; an https page is asked for as a tunnel to its authority.
+        const target = scheme === 'https' ? `127.0.0.1:${server.port}` : url;
+        const asked = proxy.requests.slice(seenBefore).find((r) => r.target === target);
+        expect(asked, `the proxy was asked for ${target}`).toBeDefined();
         expect(valuesOf(asked!.rawHeaders, 'proxy-authorization')).toEqual([PROXY_AUTHORIZATION]);
         expect(lines(asked!.rawHeaders).filter(([n]) => TRACE_HEADERS.includes(n) || /^\d+$/.test(n))).toEqual([]);
       }

@@ -1,9 +1,10 @@
+import { readFileSync } from 'node:fs';
 import type { Logger } from '@app/logging';
 import { BUCKETS, Objm, connectNats, ensureTopology, jetstream, renderJobInputs, type NatsConnection } from '@app/messaging';
 import { checkTargetUrl, startEgressProxy } from '@app/net-guard';
 import { startHealthServer, type App, type HealthServer } from '@app/runtime';
 import type { RendererConfig } from './config.js';
-import { BrowserPool } from './browser/index.js';
+import { BrowserPool, spkiHashes } from './browser/index.js';
 import { performRender } from './application/perform-render.js';
 import { poolRenderer } from './render/index.js';
 import { natsFinishedPublisher, objectStoreSink } from './adapters/nats-outputs.js';
@@ -19,7 +20,8 @@ export async function createApp(config: RendererConfig, logger: Logger, o: { nat
     allowPrivate: config.allowPrivateTargets,
     onBlocked: (info) => logger.warn(info, 'blocked a browser request to a private address'),
   });
-  const pool = new BrowserPool({ ...config.pool, proxyUrl: proxy.url, logger });
+  const trustedSpki = config.trustedCertsFile ? spkiHashes(readFileSync(config.trustedCertsFile, 'utf8')) : [];
+  const pool = new BrowserPool({ ...config.pool, proxyUrl: proxy.url, trustedSpki, logger });
   const nats = o.nats ?? (await connectNats({ servers: config.natsUrl, name: `renderer-${config.rendererId}` }));
   if (!o.nats) await ensureTopology(nats);
   const js = jetstream(nats);

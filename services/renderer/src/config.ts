@@ -20,6 +20,8 @@ const schema = z.object({
   ALLOW_PRIVATE_TARGETS: envBool(false),
   /** Launch browsers with GPU flags (a host with a GPU); gpu_rendering says X-Service-Gpu: unavailable otherwise. */
   RENDERER_GPU: envBool(false),
+  /** PEM file of certificates (an intranet CA, a self-signed site) the browsers trust besides their own store. */
+  RENDERER_TRUSTED_CERTS: envOptional(),
   /** ip_location: JSON map of country code to proxy URL, e.g. {"us":"http://user:pass@us.proxy:8080"}. */
   IP_LOCATION_PROXIES: envString('{}').refine(isProxyMap, {
     message: 'must be a JSON object of country code to http(s) proxy URL',
@@ -57,6 +59,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env) {
     },
     ffmpegPath: c.FFMPEG_PATH,
     allowPrivateTargets: c.ALLOW_PRIVATE_TARGETS,
+    trustedCertsFile: c.RENDERER_TRUSTED_CERTS,
     ipLocationProxies: JSON.parse(c.IP_LOCATION_PROXIES) as Record<string, string>,
   };
 }

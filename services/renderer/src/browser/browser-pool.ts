@@ -29,6 +29,8 @@ export interface BrowserPoolOptions {
   proxyUrl?: string | undefined;
   executablePath?: string | undefined;
   gpu?: boolean | undefined;
+  /** Public-key hashes of certificates the browsers trust besides their own store (RENDERER_TRUSTED_CERTS). */
+  trustedSpki?: readonly string[] | undefined;
   logger?: PoolLogger | undefined;
 }
 
@@ -384,6 +386,7 @@ export class BrowserPool {
         executablePath: this.#executablePath,
         proxyUrl: this.#opts.proxyUrl,
         gpu: this.#opts.gpu,
+        trustedSpki: this.#opts.trustedSpki,
       });
       const slot: Slot = {
         id: this.#nextSlotId++,

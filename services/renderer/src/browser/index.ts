@@ -9,3 +9,4 @@ export {
   type SlotState,
 } from './browser-pool.js';
 export { CHROMIUM_CANDIDATES, findChromium } from './launch-options.js';
+export { spkiHashes } from './trusted-certificates.js';

@@ -44,6 +44,8 @@ export interface ChromiumFlagsInput {
   proxyUrl?: string | undefined;
   gpu?: boolean | undefined;
   runningAsRoot?: boolean | undefined;
+  /** Public-key hashes (spkiHashes) of certificates the browser trusts besides its own store. */
+  trustedSpki?: readonly string[] | undefined;
 }
 
 /** With a GPU (RENDERER_GPU): hardware rasterization even on GPUs Chromium's blocklist names. */
@@ -71,6 +73,7 @@ export function chromiumFlags(input: ChromiumFlagsInput): string[] {
   if (input.gpu) flags.push(...GPU_FLAGS);
   else flags.push('--disable-gpu');
   if (input.runningAsRoot) flags.push('--no-sandbox');
+  if (input.trustedSpki?.length) flags.push(`--ignore-certificate-errors-spki-list=${input.trustedSpki.join(',')}`);
   if (input.proxyUrl) {
     // `<-loopback>` removes Chromium's implicit loopback bypass, so 127.0.0.1 goes through the guard too.
     flags.push(`--proxy-server=${input.proxyUrl}`, '--proxy-bypass-list=<-loopback>');
@@ -85,6 +88,7 @@ export interface BrowserLaunchInput {
   tmpDir?: string | undefined;
   proxyUrl?: string | undefined;
   gpu?: boolean | undefined;
+  trustedSpki?: readonly string[] | undefined;
   viewport?: { width: number; height: number } | undefined;
 }
 
@@ -102,6 +106,7 @@ export function browserLaunchOptions(input: BrowserLaunchInput): LaunchOptions {
       proxyUrl: input.proxyUrl,
       gpu: input.gpu,
       runningAsRoot: process.getuid?.() === 0,
+      trustedSpki: input.trustedSpki,
     }),
     // Chromium's popup blocker stays on (Puppeteer turns it off by default): a page cannot open windows
     // without a user gesture; the few a click may open are closed at once by the page setup.

@@ -83,6 +83,13 @@ describe('chromiumFlags', () => {
       expect(flags).toContain('--proxy-bypass-list=<-loopback>');
     });
   });
+
+  describe('When certificates to trust are given', () => {
+    it('should trust exactly their public keys, and none without them', () => {
+      expect(chromiumFlags({ userDataDir: '/p', trustedSpki: ['a+b/=', 'c=='] })).toContain('--ignore-certificate-errors-spki-list=a+b/=,c==');
+      expect(chromiumFlags({ userDataDir: '/p', trustedSpki: [] }).some((f) => f.startsWith('--ignore-certificate-errors'))).toBe(false);
+    });
+  });
 });
 
 describe('browserLaunchOptions', () => {

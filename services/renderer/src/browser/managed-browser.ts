@@ -8,6 +8,7 @@ export interface ManagedBrowserOptions {
   executablePath: string;
   proxyUrl?: string | undefined;
   gpu?: boolean | undefined;
+  trustedSpki?: readonly string[] | undefined;
 }
 
 /** One Chromium process with its own temporary profile, and the means to end it for sure. */
@@ -33,6 +34,7 @@ export async function launchManagedBrowser(options: ManagedBrowserOptions): Prom
         tmpDir: profile.tmpDir,
         proxyUrl: options.proxyUrl,
         gpu: options.gpu,
+        trustedSpki: options.trustedSpki,
       }),
     );
   } catch (err) {
