@@ -32,7 +32,6 @@ export async function openRoute(route: Route): Promise<OpenRoute> {
     port: 0,
     prepareRequestFunction: () => ({ requestAuthentication: false, upstreamProxyUrl, dnsLookup: lookup, httpAgent, httpsAgent }),
   });
-  untraced(relay.server);
   await relay.listen();
   return {
     // `<-loopback>`: loopback targets go through the proxy too (they are the proxy's own, not ours).
