@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { errors } from '@app/errors';
 import type { RenderParams } from '@app/proto/render';
-import type { Operation } from '@app/render-params';
+import { renderBudgetMs, type Operation } from '@app/render-params';
 import type { Clock } from './ports.js';
 import type { CacheHit, RenderCache } from './render-cache.js';
 import type { RenderOutcome, RenderSync } from './render-sync.js';
@@ -63,7 +63,8 @@ export function renderCached(deps: {
   async function renderOnce(input: CachedRenderInput, key: string): Promise<CachedOutcome> {
     const { accountId, operation, params } = input;
     const timeoutSeconds = params.timeout ?? 30;
-    const untilUnixMs = now() + timeoutSeconds * 1000 + deps.waitMarginMs;
+    // A claim lasts as long as the render may (a screencast records on top of its timeout).
+    const untilUnixMs = now() + renderBudgetMs(operation, params) + deps.waitMarginMs;
     for (;;) {
       const claim = { accountId, untilUnixMs, token: newToken() };
       if (await cache.claim(key, claim, now())) {

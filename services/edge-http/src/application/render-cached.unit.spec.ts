@@ -30,14 +30,12 @@ function heldRenderer(files: ReturnType<typeof fakeFiles>) {
 }
 
 /** `edges` edges sharing one cache index and one file store, as replicas share the buckets. */
-function setup(edges = 1) {
+function setup(edges = 1, clock = { now: () => new Date() }) {
   const index = fakeIndex();
   const files = fakeFiles();
   const renderer = heldRenderer(files);
   const cache = renderCache({ index, files });
-  const replicas = Array.from({ length: edges }, () =>
-    renderCached({ renderSync: renderer.render, cache, clock: { now: () => new Date() }, waitMarginMs: 1_000, pollMs: 5 }),
-  );
+  const replicas = Array.from({ length: edges }, () => renderCached({ renderSync: renderer.render, cache, clock, waitMarginMs: 1_000, pollMs: 5 }));
   return { index, files, renderer, replicas };
 }
 
@@ -81,6 +79,26 @@ describe('renderCached', () => {
       expect(second.beforeRender).not.toHaveBeenCalled();
       expect(index.claims.size).toBe(0);
       expect(index.entries.size).toBe(1);
+    });
+  });
+
+  describe('When the claimed render is a screencast, longer than its timeout', () => {
+    it('should keep the other edge waiting for the recording, not give up after the timeout', async () => {
+      let skewMs = 0;
+      const { replicas, renderer } = setup(2, { now: () => new Date(Date.now() + skewMs) });
+      const cast = () => ({
+        ...input(),
+        operation: 'screencast' as const,
+        params: validateRenderParams('screencast', { url: 'https://example.com/', cache: true, timeout: 1, duration: 5 }).params,
+      });
+      const a = replicas[0]!(cast());
+      await vi.waitFor(() => expect(renderer.started).toHaveBeenCalledTimes(1));
+      const b = replicas[1]!(cast());
+      skewMs = 3_000; // past timeout + margin, well within timeout + duration
+      await new Promise((r) => setTimeout(r, 30));
+      renderer.finish(true);
+      expect((await Promise.all([a, b])).map((o) => o.cache)).toEqual(['MISS', 'HIT']);
+      expect(renderer.render).toHaveBeenCalledTimes(1);
     });
   });
 
