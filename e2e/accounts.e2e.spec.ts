@@ -13,7 +13,8 @@ let admin: ReturnType<typeof accountsAdmin>;
 beforeAll(async () => {
   stack = await startTestStack({
     edges: 2,
-    env: { PLAN_FREE_QUOTA: '3', PLAN_FREE_RATE_LIMIT: '1000', PLAN_BASIC_RATE_LIMIT: '5', PLAN_GROWTH_RATE_LIMIT: '1000' },
+    // Free accounts may have 2 renders in flight by default: the quota race below needs more.
+    env: { PLAN_FREE_QUOTA: '3', PLAN_FREE_RATE_LIMIT: '1000', PLAN_FREE_RENDERS_IN_FLIGHT: '10', PLAN_BASIC_RATE_LIMIT: '5', PLAN_GROWTH_RATE_LIMIT: '1000' },
   });
   admin = accountsAdmin(stack.authQuotaAddress);
 });
