@@ -173,7 +173,7 @@ describe('POST /v1/screenshot with async=true and a webhook_url', () => {
       // Let the failed attempt be nak'ed (its next time now lives in JetStream), then kill -9.
       await new Promise((done) => setTimeout(done, 300));
       const dispatcher = stack.processes.find((p) => p.name === 'webhook-dispatcher' && p.process.exitCode === null && p.process.signalCode === null)!;
-      await dispatcher.kill();
+      await dispatcher.kill({ restart: false });
       up = true;
       await new Promise((done) => setTimeout(done, RETRY_MS * 2));
       expect(r.accepted()).toHaveLength(0);

@@ -96,7 +96,7 @@ describe('Quota over two edges and two auth-quota replicas', () => {
         const burst = Promise.all(Array.from({ length: 30 }, (_, i) => render(account, i)));
         if (kill) {
           await new Promise((r) => setTimeout(r, 30));
-          await authQuotaProcess(1).kill();
+          await authQuotaProcess(1).kill({ restart: false });
         }
         const statuses = (await burst).map((r) => r.status);
         expect(statuses.filter((s) => s === 200), statuses.join()).toHaveLength(10);
@@ -118,7 +118,7 @@ describe('Quota over two edges and two auth-quota replicas', () => {
         const burst = Promise.all(Array.from({ length: 15 }, (_, i) => render(account, i)));
         if (kill) {
           await new Promise((r) => setTimeout(r, 30));
-          await authQuotaProcess(0).kill();
+          await authQuotaProcess(0).kill({ restart: false });
         }
         const results = await burst;
         const statuses = results.map((r) => r.status);
@@ -178,7 +178,7 @@ describe('Async renders when auth-quota replicas die', () => {
         const accepted = answers.filter((a) => a.status === 202);
         expect(answers.map((a) => a.status).sort()).toEqual([...Array(20).fill(202), ...Array(4).fill(423)]);
         await until(() => hold.waiting >= 2, 30_000, 'renders held in the browser');
-        await authQuotaProcess(1).kill();
+        await authQuotaProcess(1).kill({ restart: false });
         hold.release();
         await expectSettled(account, accepted.map((a) => (a.json() as { id: string }).id));
         const more = await stack.call('POST', '/v1/scrape', { headers: keyOf(account), json: { url: `${fixture.origin}/`, async: true } });
@@ -197,7 +197,7 @@ describe('Async renders when auth-quota replicas die', () => {
         expect(answers.map((a) => a.status)).toEqual(Array(20).fill(202));
         const ids = answers.map((a) => (a.json() as { id: string }).id);
         await until(() => hold.waiting >= 2, 30_000, 'renders held in the browser');
-        await Promise.all([authQuotaProcess(0).kill(), authQuotaProcess(1).kill()]);
+        await Promise.all([authQuotaProcess(0).kill({ restart: false }), authQuotaProcess(1).kill({ restart: false })]);
         hold.release();
         // The renders finish while no auth-quota runs: their outcomes wait on the stream.
         await until(() => ids.every((id) => finished.events.some((e) => e.job_id === id)), 240_000, 'every render finished');

@@ -24,16 +24,33 @@ Demo account (Scale plan)
 Try:
   curl -k -X POST ${stack.baseUrl}/v1/screenshot -H 'X-Access-Key: ${stack.demo.accessKey}' \\
        -H 'content-type: application/json' -d '{"html":"<h1>Hello</h1>"}' -o hello.jpg
+Every service is supervised: one that exits unexpectedly is restarted (see the [launcher] lines).
+Health, readiness and Prometheus metrics of each service: ${Object.entries(stack.opsUrls)
+  .map(([name, url]) => `\n  ${name.padEnd(20)} ${url}/metrics`)
+  .join('')}
 Press Ctrl-C to stop.
 `);
 
 let stopping = false;
-const stop = async () => {
+const stop = async (signal) => {
   if (stopping) return;
   stopping = true;
-  console.log('Stopping...');
-  await stack.stop();
-  process.exit(0);
+  console.log(`${signal}: stopping every service in order (edge first, NATS last)...`);
+  try {
+    await stack.stop();
+    console.log('Stopped.');
+    process.exit(0);
+  } catch (err) {
+    console.error(`Stopping failed: ${err?.stack ?? err}`);
+    process.exit(1);
+  }
 };
-process.on('SIGINT', stop);
-process.on('SIGTERM', stop);
+process.on('SIGINT', () => void stop('SIGINT'));
+process.on('SIGTERM', () => void stop('SIGTERM'));
+// The launcher never goes away without saying why.
+process.on('uncaughtException', (err) => {
+  console.error(`[launcher] unexpected error: ${err?.stack ?? err}`);
+  void stop('uncaught exception');
+});
+process.on('unhandledRejection', (err) => console.error(`[launcher] unhandled rejection: ${err?.stack ?? err}`));
+process.on('exit', (code) => console.log(`[launcher] exiting with code ${code}`));

@@ -106,7 +106,14 @@ export const errors = {
   renderTimeout: (seconds: number) =>
     new AppError('render_timeout', `The render did not finish within the timeout of ${seconds} seconds.`),
   rendererUnavailable: (retryAfterSeconds = 5) =>
-    new AppError('renderer_unavailable', 'Every renderer is busy; retry shortly.', { retryAfterSeconds }),
+    new AppError('renderer_unavailable', 'No renderer could start the render (all busy or none running); retry after the Retry-After delay.', {
+      retryAfterSeconds,
+    }),
+  serviceUnavailable: (cause?: unknown, retryAfterSeconds = 2) =>
+    new AppError('service_unavailable', 'A backing service is unavailable; retry after the Retry-After delay.', {
+      retryAfterSeconds,
+      cause,
+    }),
   notFound: (what: string) => new AppError('not_found', `${what} was not found.`),
   internal: (cause?: unknown) => new AppError('internal_error', 'An internal error occurred.', { cause }),
 };

@@ -1,4 +1,5 @@
 export * from './connection.js';
+export * from './bus-status.js';
 export * from './topology.js';
 export * from './trace-headers.js';
 export { headers, nanos, type MsgHdrs } from '@nats-io/transport-node';

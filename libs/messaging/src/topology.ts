@@ -23,6 +23,12 @@ export const SUBJECTS = {
   renderFinishedAll: 'renderer.render.finished.>',
   /** Core NATS: an account got a new access key (opened or rotated); edges drop cached refusals. */
   accountKeysChanged: 'accounts.account.keys-changed',
+  /**
+   * Core NATS request/reply, never in a stream: a renderer about to start a job that a caller waits for
+   * (RenderJob.confirm_start) asks that caller here; "go" starts it, anything else (the caller shed it, or
+   * is gone: no responders) drops it unrendered.
+   */
+  renderStart: (jobId: string) => `renderer.start.${jobId}`,
   /** RenderStarted, published when a renderer starts an asynchronous job. */
   renderStarted: (jobId: string) => `renderer.render.started.${jobId}`,
   renderEventsAll: 'renderer.render.>',

@@ -1,5 +1,6 @@
 import { Server, ServerCredentials, type ServiceDefinition, type UntypedServiceImplementation, type handleUnaryCall, type ServerUnaryCall } from '@grpc/grpc-js';
 import { toServiceError } from './errors.js';
+import { recordRpc } from './server-metrics.js';
 
 type Logger = { error: (obj: object, msg?: string) => void };
 
@@ -9,9 +10,17 @@ export function unaryHandler<Req, Res>(
   logger?: Logger,
 ): handleUnaryCall<Req, Res> {
   return (call, callback) => {
+    const startedMs = performance.now();
     fn(call.request, call).then(
-      (res) => callback(null, res),
-      (err: unknown) => callback(toServiceError(err, logger)),
+      (res) => {
+        recordRpc(call, startedMs, 0);
+        callback(null, res);
+      },
+      (err: unknown) => {
+        const serviceError = toServiceError(err, logger);
+        recordRpc(call, startedMs, serviceError.code ?? 2);
+        callback(serviceError);
+      },
     );
   };
 }

@@ -1,2 +1,3 @@
 export * from './health-server.js';
+export * from './readiness.js';
 export * from './run-service.js';

@@ -93,8 +93,8 @@ function probeOnce(probe: HealthProbe): Promise<number> {
   });
 }
 
-/** Waits until the service's health endpoint answers 200, or fails when it exits or `timeoutMs` passes. */
-export async function waitHealthy(service: ServiceProcess, probe: HealthProbe, timeoutMs = 60_000): Promise<void> {
+/** Waits until the service's probe (its /readyz) answers 200, or fails when it exits or `timeoutMs` passes. */
+export async function waitHealthy(service: Pick<ServiceProcess, 'name' | 'exited'>, probe: HealthProbe, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let exitCode: number | null | undefined;
   void service.exited.then((code) => {

@@ -1,10 +1,11 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureDemoAccount, type DemoKeys } from './demo-account.js';
 import { freePort } from './free-port.js';
 import { startNatsServer, type RunningNats } from './nats-server.js';
-import { startServiceProcess, waitHealthy, type LogMode, type ServiceProcess } from './service-process.js';
+import { waitHealthy, type LogMode } from './service-process.js';
+import { RESTART_BACKOFF_MS, superviseService, type SupervisedService } from './supervisor.js';
 import { ensureSelfSignedCertificate } from './tls-certificate.js';
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('../../../', import.meta.url)));
@@ -45,16 +46,23 @@ export interface Stack {
   certPem: string;
   natsUrl: string;
   demo: DemoKeys;
-  processes: ServiceProcess[];
+  /** Every service process, supervised: one that exits unexpectedly is restarted. */
+  processes: SupervisedService[];
+  /** Operations port of each process by name (/healthz, /readyz, /metrics), e.g. http://127.0.0.1:9101. */
+  opsUrls: Record<string, string>;
   /** Starts one more renderer process on the same NATS. */
-  addRenderer(): Promise<ServiceProcess>;
-  /** Starts a service (replica `replica` of it, default the first) again with its environment, after a test killed it; waits until it is healthy. */
-  relaunch(service: Exclude<ServiceName, 'renderer' | 'edge-http'>, replica?: number): Promise<ServiceProcess>;
+  addRenderer(): Promise<SupervisedService>;
+  /**
+   * Starts a process again by name (`auth-quota`, `renderer-1`…, or replica `replica` of a service) after a
+   * test killed it with `restart: false`; waits until it is ready.
+   */
+  relaunch(name: string, replica?: number): Promise<SupervisedService>;
   stop(): Promise<void>;
 }
 
-/** Internal services answer /healthz on a port of their own; edge-http on its API port. */
-const HEALTH_PORT_VARIABLE: Partial<Record<ServiceName, string>> = {
+/** Every service answers /healthz, /readyz and /metrics on an operations port of its own. */
+const HEALTH_PORT_VARIABLE: Record<ServiceName, string> = {
+  'edge-http': 'EDGE_HEALTH_PORT',
   'auth-quota': 'AUTH_QUOTA_HEALTH_PORT',
   scheduler: 'SCHEDULER_HEALTH_PORT',
   'webhook-dispatcher': 'WEBHOOK_HEALTH_PORT',
@@ -68,18 +76,57 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   const dataDir = resolve(opts.dataDir);
   mkdirSync(dataDir, { recursive: true });
   const logs = opts.logs ?? { kind: 'console' };
+  // What the launcher itself has to say (a service died, was restarted), beside the services' logs.
+  const log =
+    logs.kind === 'console'
+      ? (line: string) => process.stderr.write(`[launcher] ${new Date().toISOString()} ${line}\n`)
+      : logs.kind === 'files'
+        ? (line: string) => {
+            mkdirSync(logs.dir, { recursive: true });
+            appendFileSync(join(logs.dir, 'launcher.log'), `${new Date().toISOString()} ${line}\n`);
+          }
+        : () => undefined;
   const tls = await ensureSelfSignedCertificate(join(dataDir, 'tls'));
   let nats: RunningNats | undefined;
-  const processes: ServiceProcess[] = [];
+  const processes: SupervisedService[] = [];
+  const opsUrls: Record<string, string> = {};
 
   // Last resort if this process exits without stop(): no orphaned service keeps running.
   const killAll = () => {
-    for (const p of processes) if (p.process.exitCode === null) p.process.kill('SIGKILL');
+    for (const p of processes) if (p.process.exitCode === null && p.process.signalCode === null) p.process.kill('SIGKILL');
     if (nats?.process.exitCode === null) nats.process.kill('SIGKILL');
   };
   process.once('exit', killAll);
 
+  let stopping = false;
+  /** The NATS server this launcher started is supervised like the services: restarted on the same port and store. */
+  const restartNats = (port: number, attempt: number): void => {
+    const delay = RESTART_BACKOFF_MS[Math.min(attempt, RESTART_BACKOFF_MS.length - 1)]!;
+    setTimeout(() => {
+      if (stopping) return;
+      startNatsServer({ storeDir: join(dataDir, 'nats'), port }).then(
+        (restarted) => {
+          nats = restarted;
+          log(`nats-server restarted (pid ${restarted.process.pid})`);
+          superviseNats(restarted);
+        },
+        (err: Error) => {
+          log(`nats-server did not restart (${err.message}); trying again`);
+          restartNats(port, attempt + 1);
+        },
+      );
+    }, delay);
+  };
+  const superviseNats = (running: RunningNats): void => {
+    running.process.once('exit', (code, signal) => {
+      if (stopping) return;
+      log(`nats-server (pid ${running.process.pid}) exited unexpectedly (${signal ? `signal ${signal}` : `code ${code}`}); restarting`);
+      restartNats(running.port, 0);
+    });
+  };
+
   const stopAll = async () => {
+    stopping = true;
     process.removeListener('exit', killAll);
     for (const name of [...SERVICES].reverse()) {
       await Promise.all(processes.filter((p) => p.name.startsWith(name)).map((p) => p.stop()));
@@ -89,6 +136,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
 
   try {
     const natsUrl = opts.natsUrl ?? (nats = await startNatsServer({ storeDir: join(dataDir, 'nats') })).url;
+    if (nats) superviseNats(nats);
     const port = opts.port === 0 ? await freePort() : opts.port;
     const authQuotaAddresses: string[] = [];
     for (let i = 0; i < Math.max(1, opts.authQuotaReplicas ?? 1); i++) authQuotaAddresses.push(`127.0.0.1:${await freePort()}`);
@@ -115,25 +163,30 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     const launch = async (service: ServiceName, extra: NodeJS.ProcessEnv = {}, replica = 0) => {
       const healthPort = await freePort();
       const name = service === 'renderer' ? `renderer-${++renderers}` : replica > 0 ? `${service}-${replica + 1}` : service;
-      const healthVariable = HEALTH_PORT_VARIABLE[service];
-      const p = startServiceProcess({
+      const p = superviseService({
         name,
         entry: entry(service),
         env: {
           ...env,
           ...extra,
-          ...(healthVariable ? { [healthVariable]: String(healthPort) } : {}),
+          [HEALTH_PORT_VARIABLE[service]]: String(healthPort),
           ...(service === 'renderer' ? { RENDERER_ID: name } : {}),
         },
         logs,
         cwd: REPO_ROOT,
+        log,
       });
       processes.push(p);
-      const probe =
-        service === 'edge-http'
-          ? { url: `https://127.0.0.1:${extra.PORT ?? port}/healthz`, ca: tls.certPem }
-          : { url: `http://127.0.0.1:${healthPort}/healthz` };
-      await waitHealthy(p, probe);
+      opsUrls[name] = `http://127.0.0.1:${healthPort}`;
+      await waitHealthy(p, { url: `${opsUrls[name]}/readyz` });
+      return p;
+    };
+    const relaunch = async (service: string, replica = 0) => {
+      const name = replica > 0 ? `${service}-${replica + 1}` : service;
+      const p = processes.find((candidate) => candidate.name === name);
+      if (!p) throw new Error(`no ${name} in this stack`);
+      p.start();
+      await waitHealthy(p, { url: `${opsUrls[name]}/readyz` });
       return p;
     };
 
@@ -167,8 +220,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       natsUrl,
       demo,
       processes,
+      opsUrls,
       addRenderer: () => launch('renderer'),
-      relaunch: (service, replica = 0) => launch(service, replicaEnv(service, replica), replica),
+      relaunch,
       stop: stopAll,
     };
   } catch (err) {

@@ -6,6 +6,7 @@ import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import { isUntracedRequest } from './untraced.js';
+import { prometheusReader } from './metrics.js';
 
 const dropSpans: SpanProcessor = {
   onStart: () => undefined,
@@ -30,8 +31,9 @@ type Global = typeof globalThis & { [SDK_KEY]?: NodeSDK };
 export function startTelemetry(serviceName = process.env.OTEL_SERVICE_NAME ?? 'render-service'): NodeSDK {
   const g = globalThis as Global;
   if (g[SDK_KEY]) return g[SDK_KEY];
-  // Traces only: without these the SDK would set up OTLP metric and log exporters aimed at a
-  // collector that may not exist, and flushing them at shutdown stalls the exit for seconds.
+  // Metrics go to the Prometheus reader below (scraped from /metrics); without these the SDK would also
+  // set up OTLP metric and log exporters aimed at a collector that may not exist, and flushing them at
+  // shutdown stalls the exit for seconds.
   process.env.OTEL_METRICS_EXPORTER ??= 'none';
   process.env.OTEL_LOGS_EXPORTER ??= 'none';
   const exporting = Boolean(
@@ -48,6 +50,7 @@ export function startTelemetry(serviceName = process.env.OTEL_SERVICE_NAME ?? 'r
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName }),
     spanProcessors,
     ...(sampler ? { sampler } : {}),
+    metricReaders: [prometheusReader()],
     instrumentations: [
       new HttpInstrumentation({
         disableIncomingRequestInstrumentation: true,

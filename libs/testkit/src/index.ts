@@ -11,3 +11,4 @@ export * from './webhook-receiver.js';
 export * from './openapi-validator.js';
 export * from './video-info.js';
 export * from './forward-proxy.js';
+export * from './prometheus.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { mongoEventStore, sqliteEventStore, type EventStore } from '@app/event-store';
 import type { Logger } from '@app/logging';
-import { BUCKETS, Kvm, connectNats, ensureTopology, jetstream, type NatsConnection } from '@app/messaging';
+import { BUCKETS, Kvm, busStatus, connectNats, ensureTopology, jetstream, type NatsConnection } from '@app/messaging';
 import { AuthQuotaServiceService } from '@app/proto/authquota';
 import { startGrpcServer, type GrpcServer } from '@app/rpc';
 import { startHealthServer, type App, type HealthServer } from '@app/runtime';
@@ -22,6 +22,7 @@ import { renderOutcomesConsumer } from './entrypoints/render-outcomes.consumer.j
 
 /** A replica reads account changes it was not told about (a lost announcement) within this. */
 const DIRECTORY_REFRESH_MS = 1_000;
+import { authQuotaMetrics } from './auth-quota-metrics.js';
 
 export interface AuthQuotaDeps {
   clock: Clock;
@@ -77,12 +78,14 @@ export async function createApp(config: AuthQuotaConfig, logger: Logger, overrid
       follower = followAccountChanges(nats, directory, logRefreshError);
       refresher = setInterval(() => directory.refresh().catch(logRefreshError), DIRECTORY_REFRESH_MS);
       grpc = await startGrpcServer(config.grpcAddress, [
-        { definition: AuthQuotaServiceService, implementation: authQuotaService({ admission: admit, admin, logger }) },
+        { definition: AuthQuotaServiceService, implementation: authQuotaService({ admission: admit, admin, logger, onRefused: authQuotaMetrics().refused }) },
       ]);
       settlements.start();
       health = await startHealthServer({
         port: config.healthPort,
-        check: () => ({ grpcPort: grpc?.port, unknownSettlements: settlements.unknownSettlements() }),
+        host: config.healthHost,
+        ready: { nats: busStatus(nats).check },
+        details: () => ({ grpcPort: grpc?.port, unknownSettlements: settlements.unknownSettlements() }),
       });
       logger.info({ grpcPort: grpc.port, healthPort: health.port }, 'auth-quota listening');
     },

@@ -4,6 +4,8 @@ import { DEFAULT_PLAN_LIMITS, PLANS, type Plan, type PlanLimits } from './domain
 const schema = z.object({
   AUTH_QUOTA_GRPC_ADDR: envAddress('127.0.0.1:50051'),
   AUTH_QUOTA_HEALTH_PORT: envPort(9101),
+  /** Address of the operations port (/healthz, /readyz, /metrics); 0.0.0.0 for a scraper in another container. */
+  HEALTH_HOST: envString('127.0.0.1'),
   DATA_DIR: envString('.data'),
   /** The bus: quota state (quota-limits bucket), render outcomes to settle, account change announcements. */
   NATS_URL: envString('nats://127.0.0.1:4222'),
@@ -44,6 +46,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env) {
   return {
     grpcAddress: c.AUTH_QUOTA_GRPC_ADDR,
     healthPort: c.AUTH_QUOTA_HEALTH_PORT,
+    healthHost: c.HEALTH_HOST,
     dataDir: c.DATA_DIR,
     natsUrl: c.NATS_URL,
     eventsDb: c.AUTH_QUOTA_EVENTS_DB ?? `${c.DATA_DIR}/auth-quota-events.db`,

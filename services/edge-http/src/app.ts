@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from '@app/logging';
-import { BUCKETS, Kvm, Objm, SUBJECTS, connectNats, ensureTopology, jetstream, renderJobPublisher, type NatsConnection } from '@app/messaging';
-import type { App } from '@app/runtime';
+import { BUCKETS, Kvm, Objm, SUBJECTS, busStatus, connectNats, ensureTopology, jetstream, renderJobPublisher, type NatsConnection } from '@app/messaging';
+import { startHealthServer, type App, type HealthServer, type ReadinessCheck } from '@app/runtime';
+import { edgeMetrics } from './edge-metrics.js';
 import type { EdgeConfig } from './config.js';
 import type { AuthQuota, Clock, RenderQueue, ReservationOutcomes, ResultStore, TargetGuard } from './application/ports.js';
 import { renderSync } from './application/render-sync.js';
@@ -21,12 +22,12 @@ import type { TaskScheduler } from './http/routes/tasks.routes.js';
 export interface EdgeDeps {
   clock: Clock;
   nats: NatsConnection;
-  authQuota: AuthQuota & { close?(): void };
+  authQuota: AuthQuota & { close?(): void; ready?(): Promise<void> };
   reservations: ReservationOutcomes;
   queue: RenderQueue;
   results: ResultStore;
   guard: TargetGuard;
-  scheduler: TaskScheduler & { close?(): void };
+  scheduler: TaskScheduler & { close?(): void; ready?(): Promise<void> };
 }
 
 export interface EdgeApp extends App {
@@ -40,6 +41,7 @@ export async function createApp(config: EdgeConfig, logger: Logger, o: Partial<E
   const nats = o.nats ?? (await connectNats({ servers: config.natsUrl, name: 'edge-http' }));
   if (!o.nats) await ensureTopology(nats);
   const js = jetstream(nats);
+  const bus = busStatus(nats);
   const authQuotaClient = o.authQuota ?? grpcAuthQuota(config.authQuotaAddress);
   // Floods of bad keys are answered here; any account's key change clears the memory on every edge.
   const refused = refusedKeysCache(authQuotaClient, { ttlMs: config.refusedKeyTtlMs, maxEntries: 100_000 });
@@ -47,13 +49,23 @@ export async function createApp(config: EdgeConfig, logger: Logger, o: Partial<E
   const keyChanges = nats.subscribe(SUBJECTS.accountKeysChanged, { callback: () => refused.forget() });
   // Parameters too large for a message (a big html) travel by reference, through the render-inputs store.
   const jobPublisher = renderJobPublisher(js, await new Objm(nats).open(BUCKETS.renderInputs.name));
-  const queue = o.queue ?? natsRenderQueue(nats, jobPublisher);
+  const queue = o.queue ?? natsRenderQueue(nats, jobPublisher, bus);
   const results = o.results ?? objectStoreResults(await new Objm(nats).open(BUCKETS.renderResults.name));
   const guard = o.guard ?? netGuardTarget({ allowPrivate: config.allowPrivateTargets });
   const scheduler = o.scheduler ?? grpcScheduler(config.schedulerAddress);
   const objects = await new Objm(nats).open(BUCKETS.renderResults.name);
   const kvm = new Kvm(nats);
-  const syncRender = renderSync({ queue, results, guard, clock, waitMarginMs: config.renderWaitMarginMs, newId: randomUUID });
+  const metrics = edgeMetrics();
+  const syncRender = renderSync({
+    queue,
+    results,
+    guard,
+    clock,
+    waitMarginMs: config.renderWaitMarginMs,
+    startWithinMs: config.renderStartTimeoutMs,
+    newId: randomUUID,
+    onShed: metrics.shed,
+  });
   const asyncRenders = buildAsyncRenders({
     config,
     logger,
@@ -67,6 +79,11 @@ export async function createApp(config: EdgeConfig, logger: Logger, o: Partial<E
     cacheKv: await kvm.open(BUCKETS.renderCache.name),
   });
 
+  const ready: Record<string, ReadinessCheck> = {
+    nats: bus.check,
+    ...(authQuotaClient.ready ? { 'auth-quota': authQuotaClient.ready } : {}),
+    ...(scheduler.ready ? { scheduler: scheduler.ready } : {}),
+  };
   const server = await buildServer({
     logger,
     tls: config.tls ? { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) } : undefined,
@@ -76,11 +93,11 @@ export async function createApp(config: EdgeConfig, logger: Logger, o: Partial<E
     renderSync: syncRender,
     asyncRenders: asyncRenders.http,
     tasks: { scheduler, publicUrl: config.publicUrl },
-    health: async () => {
-      if (nats.isClosed()) throw new Error('NATS connection closed');
-      return {};
-    },
+    health: async () => ({}),
+    ready,
+    available: bus.connected,
   });
+  let ops: HealthServer | undefined;
 
   let port = 0;
   return {
@@ -91,15 +108,18 @@ export async function createApp(config: EdgeConfig, logger: Logger, o: Partial<E
       const address = server.server.address();
       port = typeof address === 'object' && address ? address.port : config.port;
       asyncRenders.start();
-      logger.info({ port, https: Boolean(config.tls) }, 'edge-http listening');
+      ops = await startHealthServer({ port: config.healthPort, host: config.healthHost, ready });
+      logger.info({ port, https: Boolean(config.tls), healthPort: ops.port }, 'edge-http listening');
     },
     async stop() {
+      ops?.setDraining();
       await server.close();
       await asyncRenders.stop();
       keyChanges.unsubscribe();
       authQuotaClient.close?.();
       scheduler.close?.();
       await nats.drain();
+      await ops?.close();
     },
   };
 }

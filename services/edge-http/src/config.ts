@@ -16,6 +16,12 @@ const schema = z
     ALLOW_PRIVATE_TARGETS: envBool(false),
     /** Extra time the edge waits past a render's timeout for its answer (queueing, redelivery). */
     EDGE_RENDER_WAIT_MARGIN_MS: envInt(3_000, 0, 60_000),
+    /** A synchronous render no renderer has started within this is shed: 503 renderer_unavailable with Retry-After. */
+    EDGE_RENDER_START_TIMEOUT_MS: envInt(3_000, 100, 60_000),
+    /** Operations port: /healthz, /readyz and /metrics (Prometheus), kept off the public API port. */
+    EDGE_HEALTH_PORT: envPort(9100),
+    /** Address the operations port listens on (0.0.0.0 for a scraper in another container). */
+    HEALTH_HOST: envString('127.0.0.1'),
     EDGE_BODY_LIMIT_BYTES: envInt(6 * 1024 * 1024, 1_024),
     /** How long a refused access key is answered 401 without asking auth-quota (0 turns it off). */
     EDGE_REFUSED_KEY_TTL_MS: envInt(10_000, 0, 600_000),
@@ -46,6 +52,9 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env) {
     schedulerAddress: c.SCHEDULER_ADDR,
     allowPrivateTargets: c.ALLOW_PRIVATE_TARGETS,
     renderWaitMarginMs: c.EDGE_RENDER_WAIT_MARGIN_MS,
+    renderStartTimeoutMs: c.EDGE_RENDER_START_TIMEOUT_MS,
+    healthPort: c.EDGE_HEALTH_PORT,
+    healthHost: c.HEALTH_HOST,
     bodyLimitBytes: c.EDGE_BODY_LIMIT_BYTES,
     refusedKeyTtlMs: c.EDGE_REFUSED_KEY_TTL_MS,
     fileMemoryBytes: c.EDGE_FILE_MEMORY_BYTES,

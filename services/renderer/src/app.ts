@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Logger } from '@app/logging';
-import { BUCKETS, Objm, connectNats, ensureTopology, jetstream, renderJobInputs, type NatsConnection } from '@app/messaging';
+import { BUCKETS, Objm, RENDERER_JOBS_CONSUMER, busStatus, connectNats, ensureTopology, jetstream, jetstreamManager, renderJobInputs, type NatsConnection } from '@app/messaging';
 import { checkTargetUrl, startEgressProxy } from '@app/net-guard';
 import { startHealthServer, type App, type HealthServer } from '@app/runtime';
 import type { RendererConfig } from './config.js';
@@ -8,6 +8,8 @@ import { BrowserPool, spkiHashes } from './browser/index.js';
 import { performRender } from './application/perform-render.js';
 import { poolRenderer } from './render/index.js';
 import { natsFinishedPublisher, objectStoreSink } from './adapters/nats-outputs.js';
+import { natsStartGate } from './adapters/nats-start-gate.js';
+import { rendererMetrics } from './renderer-metrics.js';
 import { renderJobsConsumer } from './entrypoints/render-jobs.consumer.js';
 
 export interface RendererApp extends App {
@@ -26,6 +28,14 @@ export async function createApp(config: RendererConfig, logger: Logger, o: { nat
   if (!o.nats) await ensureTopology(nats);
   const js = jetstream(nats);
   const objects = await new Objm(nats).open(BUCKETS.renderResults.name);
+  const bus = busStatus(nats);
+  const jsm = await jetstreamManager(nats);
+  const metrics = rendererMetrics({
+    pool,
+    concurrency: config.pool.concurrency,
+    queueDepth: async () =>
+      (await jsm.consumers.info(RENDERER_JOBS_CONSUMER.stream, RENDERER_JOBS_CONSUMER.config.durable_name)).num_pending,
+  });
 
   const perform = performRender({
     renderer: poolRenderer(pool, {
@@ -39,6 +49,8 @@ export async function createApp(config: RendererConfig, logger: Logger, o: { nat
     clock: { now: () => new Date() },
     rendererId: config.rendererId,
     inputs: renderJobInputs(await new Objm(nats).open(BUCKETS.renderInputs.name)),
+    startGate: natsStartGate(nats),
+    observe: metrics.observe,
   });
   const consumer = renderJobsConsumer({ js, perform, concurrency: config.pool.concurrency, logger });
   let health: HealthServer | undefined;
@@ -50,8 +62,14 @@ export async function createApp(config: RendererConfig, logger: Logger, o: { nat
       consumer.start();
       health = await startHealthServer({
         port: config.healthPort,
-        check: () => {
-          if (nats.isClosed()) throw new Error('NATS connection closed');
+        host: config.healthHost,
+        ready: {
+          nats: bus.check,
+          browsers: () => {
+            if (!pool.healthy()) throw new Error('no browser accepts work');
+          },
+        },
+        details: () => {
           const s = pool.stats();
           return { rendererId: config.rendererId, inFlight: s.inFlight, queued: s.queued, browsers: s.browsers.length };
         },

@@ -5,6 +5,8 @@ const schema = z.object({
   NATS_URL: envString('nats://127.0.0.1:4222'),
   RENDERER_ID: envString(`${hostname()}-${process.pid}`),
   RENDERER_HEALTH_PORT: envPort(9102),
+  /** Address of the operations port (/healthz, /readyz, /metrics); 0.0.0.0 for a scraper in another container. */
+  HEALTH_HOST: envString('127.0.0.1'),
   /** Chromium processes kept warm. */
   RENDERER_BROWSERS: envInt(1, 1, 32),
   /** Renders at once in this process (across its browsers). */
@@ -48,6 +50,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env) {
     natsUrl: c.NATS_URL,
     rendererId: c.RENDERER_ID,
     healthPort: c.RENDERER_HEALTH_PORT,
+    healthHost: c.HEALTH_HOST,
     pool: {
       browsers: c.RENDERER_BROWSERS,
       concurrency: c.RENDERER_CONCURRENCY,

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { mongoEventStore, outboxRelay, sqliteEventStore, type EventStore, type OutboxRelay } from '@app/event-store';
 import type { Logger } from '@app/logging';
-import { BUCKETS, Objm, connectNats, ensureTopology, jetstream, renderJobPublisher, type NatsConnection } from '@app/messaging';
+import { BUCKETS, Objm, busStatus, connectNats, ensureTopology, jetstream, renderJobPublisher, type NatsConnection } from '@app/messaging';
 import { SchedulerServiceService } from '@app/proto/scheduler';
 import { startGrpcServer, type GrpcServer } from '@app/rpc';
 import { startHealthServer, type App, type HealthServer } from '@app/runtime';
@@ -28,12 +28,13 @@ import { schedulerService } from './entrypoints/grpc/scheduler.service.js';
 import { runDispatchConsumer } from './entrypoints/nats/run-dispatch.consumer.js';
 import { taskRunsConsumer } from './entrypoints/nats/task-runs.consumer.js';
 import { dueRunsTicker } from './entrypoints/cron/due-runs.ticker.js';
+import { schedulerMetrics } from './scheduler-metrics.js';
 
 export interface SchedulerDeps {
   clock: Clock;
   store: EventStore;
   nats: NatsConnection;
-  authQuota: AuthQuota & { close?(): void };
+  authQuota: AuthQuota & { close?(): void; ready?(): Promise<void> };
   jobs: RenderJobs;
   guard: TargetGuard;
   newId: () => string;
@@ -89,7 +90,7 @@ export async function createApp(config: SchedulerConfig, logger: Logger, o: Part
     if (preparation.readyCount() > 0) timer.arm(preparation.nextDueAt());
   };
   const timer = dueInstantTimer({ fire: startDue, logger });
-  const runDeps = { streams, authQuota, jobs, guard, clock, newId, newFileName };
+  const runDeps = { streams, authQuota, jobs, guard, clock, newId, newFileName, onDispatched: schedulerMetrics().dispatched };
   const preparation = runPreparation({
     ...runDeps,
     views,
@@ -145,10 +146,9 @@ export async function createApp(config: SchedulerConfig, logger: Logger, o: Part
       ]);
       health = await startHealthServer({
         port: config.healthPort,
-        check: () => {
-          if (nats.isClosed()) throw new Error('NATS connection closed');
-          return { grpcPort: grpc?.port, tasks: views.schedulable().length, position: views.position() };
-        },
+        host: config.healthHost,
+        ready: { nats: busStatus(nats).check, ...(authQuota.ready ? { 'auth-quota': authQuota.ready } : {}) },
+        details: () => ({ grpcPort: grpc?.port, tasks: views.schedulable().length, position: views.position() }),
       });
       logger.info({ grpcPort: grpc.port, healthPort: health.port }, 'scheduler listening');
     },

@@ -4,6 +4,8 @@ const schema = z.object({
   NATS_URL: envString('nats://127.0.0.1:4222'),
   SCHEDULER_GRPC_ADDR: envAddress('127.0.0.1:50052'),
   SCHEDULER_HEALTH_PORT: envPort(9103),
+  /** Address of the operations port (/healthz, /readyz, /metrics); 0.0.0.0 for a scraper in another container. */
+  HEALTH_HOST: envString('127.0.0.1'),
   DATA_DIR: envString('.data'),
   /** SQLite file of the task events (default: DATA_DIR/scheduler-events.db); every replica on a machine shares it. */
   SCHEDULER_EVENTS_DB: envOptional(),
@@ -42,6 +44,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env) {
     natsUrl: c.NATS_URL,
     grpcAddress: c.SCHEDULER_GRPC_ADDR,
     healthPort: c.SCHEDULER_HEALTH_PORT,
+    healthHost: c.HEALTH_HOST,
     dataDir: c.DATA_DIR,
     eventsDb: c.SCHEDULER_EVENTS_DB ?? `${c.DATA_DIR}/scheduler-events.db`,
     mongo: c.MONGO_URL ? { url: c.MONGO_URL, dbName: c.SCHEDULER_MONGO_DB } : undefined,

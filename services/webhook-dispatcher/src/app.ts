@@ -1,5 +1,5 @@
 import type { Logger } from '@app/logging';
-import { BUCKETS, Kvm, connectNats, ensureTopology, jetstream, type NatsConnection } from '@app/messaging';
+import { BUCKETS, Kvm, busStatus, connectNats, ensureTopology, jetstream, type NatsConnection } from '@app/messaging';
 import { startHealthServer, type App, type HealthServer } from '@app/runtime';
 import type { WebhookConfig } from './config.js';
 import type { Clock, SigningKeys, WebhookSender } from './application/ports.js';
@@ -9,6 +9,7 @@ import { grpcSigningKeys } from './adapters/grpc-signing-keys.js';
 import { kvDeliveryStates } from './adapters/kv-delivery-states.js';
 import { pinnedWebhookSender } from './adapters/pinned-webhook-sender.js';
 import { deliveriesConsumer } from './entrypoints/deliveries.consumer.js';
+import { webhookMetrics } from './webhook-metrics.js';
 
 /** The longest wait between two attempts, whatever a Retry-After asks for. */
 const MAX_RETRY_DELAY_MS = 6 * 3_600_000;
@@ -17,7 +18,7 @@ const BUSY_DELAY_MS = 1_000;
 
 export interface WebhookDeps {
   nats: NatsConnection;
-  keys: SigningKeys & { close?(): void };
+  keys: SigningKeys & { close?(): void; ready?(): Promise<void> };
   sender: WebhookSender;
   clock: Clock;
 }
@@ -45,6 +46,7 @@ export async function createApp(config: WebhookConfig, logger: Logger, o: Partia
     busyDelayMs: BUSY_DELAY_MS,
     filesBaseUrl: config.filesBaseUrl,
     log: logger,
+    onAttempt: webhookMetrics().attempt,
   });
   const consumer = deliveriesConsumer({ js, deliver, concurrency: config.concurrency, logger });
   let health: HealthServer | undefined;
@@ -53,10 +55,8 @@ export async function createApp(config: WebhookConfig, logger: Logger, o: Partia
       consumer.start();
       health = await startHealthServer({
         port: config.healthPort,
-        check: () => {
-          if (nats.isClosed()) throw new Error('NATS connection closed');
-          return {};
-        },
+        host: config.healthHost,
+        ready: { nats: busStatus(nats).check, ...(keys.ready ? { 'auth-quota': keys.ready } : {}) },
       });
       logger.info({ healthPort: health.port, retryScheduleMs: config.retryScheduleMs }, 'webhook-dispatcher delivering');
     },

@@ -4,6 +4,8 @@ import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from './domain/retry-sched
 const schema = z.object({
   NATS_URL: envString('nats://127.0.0.1:4222'),
   WEBHOOK_HEALTH_PORT: envPort(9104),
+  /** Address of the operations port (/healthz, /readyz, /metrics); 0.0.0.0 for a scraper in another container. */
+  HEALTH_HOST: envString('127.0.0.1'),
   AUTH_QUOTA_ADDR: envAddresses('127.0.0.1:50051'),
   /** Let webhooks reach private addresses, and plain http reach loopback (local use and tests only). */
   ALLOW_PRIVATE_TARGETS: envBool(false),
@@ -34,6 +36,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env) {
   return {
     natsUrl: c.NATS_URL,
     healthPort: c.WEBHOOK_HEALTH_PORT,
+    healthHost: c.HEALTH_HOST,
     authQuotaAddress: c.AUTH_QUOTA_ADDR,
     allowPrivateTargets: c.ALLOW_PRIVATE_TARGETS,
     retryScheduleMs: c.WEBHOOK_RETRY_SCHEDULE,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { batchedAdmissions, replicatedAuthQuotaClient } from '@app/admission-client';
-import { callUnary } from '@app/rpc';
+import { callUnary, peerReady } from '@app/rpc';
 import type { AdmitRequestRequest } from '@app/proto/authquota';
 import type { AuthQuota } from '../application/ports.js';
 
@@ -8,7 +8,7 @@ import type { AuthQuota } from '../application/ports.js';
  * auth-quota over gRPC, spread over its replicas (`addresses`, comma-separated) with failover; errors come
  * back as AppErrors with their stable codes. Admissions are batched per turn of the event loop.
  */
-export function grpcAuthQuota(addresses: string): AuthQuota & { close(): void } {
+export function grpcAuthQuota(addresses: string): AuthQuota & { close(): void; ready(): Promise<void> } {
   const client = replicatedAuthQuotaClient(addresses);
   const admit = batchedAdmissions(client);
   return {
@@ -50,5 +50,6 @@ export function grpcAuthQuota(addresses: string): AuthQuota & { close(): void } 
       };
     },
     close: () => client.close(),
+    ready: () => peerReady(client),
   };
 }

@@ -1,5 +1,5 @@
 import { credentials } from '@grpc/grpc-js';
-import { callUnary } from '@app/rpc';
+import { CLIENT_CHANNEL_OPTIONS, callUnary, peerReady } from '@app/rpc';
 import { SchedulerServiceClient, type Task, type TaskRun } from '@app/proto/scheduler';
 import type { TaskResource, TaskRunResource, TaskScheduler } from '../http/routes/tasks.routes.js';
 
@@ -34,8 +34,8 @@ export const toTaskRunResource = (r: TaskRun): TaskRunResource => ({
 });
 
 /** The scheduler's SchedulerService over gRPC; its errors come back as AppErrors (task_not_found → 404). */
-export function grpcScheduler(address: string): TaskScheduler & { close(): void } {
-  const client = new SchedulerServiceClient(address, credentials.createInsecure());
+export function grpcScheduler(address: string): TaskScheduler & { close(): void; ready(): Promise<void> } {
+  const client = new SchedulerServiceClient(address, credentials.createInsecure(), CLIENT_CHANNEL_OPTIONS);
   return {
     async create(accountId, fields, opts) {
       const res = await callUnary(client, client.createTask, {
@@ -68,5 +68,6 @@ export function grpcScheduler(address: string): TaskScheduler & { close(): void 
       return (await callUnary(client, client.listTaskRuns, { account_id: accountId, id })).runs.map(toTaskRunResource);
     },
     close: () => client.close(),
+    ready: () => peerReady(client),
   };
 }

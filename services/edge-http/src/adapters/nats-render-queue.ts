@@ -1,22 +1,35 @@
-import { SUBJECTS, type NatsConnection, type RenderJobPublisher } from '@app/messaging';
+import { errors } from '@app/errors';
+import { SUBJECTS, busStatus, type BusStatus, type NatsConnection, type RenderJobPublisher } from '@app/messaging';
 import { RenderFinished } from '@app/proto/render';
 import type { RenderQueue } from '../application/ports.js';
-import { RenderWaitTimeout } from '../application/render-sync.js';
+import { RenderNotStarted, RenderWaitTimeout } from '../application/render-sync.js';
+
+/** Answers to a renderer asking to start a job (`renderer.start.<job_id>`). */
+const GO = new TextEncoder().encode('go');
+const SHED = new TextEncoder().encode('shed');
+
+/** Publishing errors that mean the bus is not there (rather than a bad message). */
+const BUS_DOWN = new Set(['TimeoutError', 'NoRespondersError', 'ClosedConnectionError', 'DrainingConnectionError', 'ConnectionError', 'RequestError']);
 
 /**
- * Render jobs go to the RENDER_JOBS work queue (deduplicated by job id, large parameters by reference);
- * the outcome comes back on the job's own finished subject, which the edge subscribes to before publishing.
+ * Render jobs go to the RENDER_JOBS work queue (deduplicated by job id, large parameters by reference); the outcome comes back on the
+ * job's own finished subject, which the edge subscribes to before publishing. The job asks for a start
+ * confirmation: a renderer starts it only after this edge said "go" on the job's start subject. If none
+ * asked within `startWithinMs` (every slot busy, or no renderer alive), the edge sheds the job: it answers
+ * the caller at once and any later start request gets "shed" (or no responders), so it is never rendered.
  */
-export function natsRenderQueue(nc: NatsConnection, jobs: RenderJobPublisher): RenderQueue {
+export function natsRenderQueue(nc: NatsConnection, jobs: RenderJobPublisher, bus: BusStatus = busStatus(nc)): RenderQueue {
   return {
-    async submitAndWait(job, waitMs) {
+    async submitAndWait(job, limits) {
+      if (!bus.connected()) throw errors.serviceUnavailable();
+      let shed = false;
       let resolve!: (f: RenderFinished) => void;
       let reject!: (e: unknown) => void;
       const outcome = new Promise<RenderFinished>((res, rej) => {
         resolve = res;
         reject = rej;
       });
-      const sub = nc.subscribe(SUBJECTS.renderFinished(job.job_id), {
+      const finished = nc.subscribe(SUBJECTS.renderFinished(job.job_id), {
         max: 1,
         callback: (err, msg) => {
           if (err) reject(err);
@@ -29,13 +42,32 @@ export function natsRenderQueue(nc: NatsConnection, jobs: RenderJobPublisher): R
           }
         },
       });
-      const timer = setTimeout(() => reject(new RenderWaitTimeout()), waitMs);
+      const startTimer = setTimeout(() => {
+        shed = true;
+        reject(new RenderNotStarted());
+      }, limits.startWithinMs);
+      const starts = nc.subscribe(SUBJECTS.renderStart(job.job_id), {
+        callback: (err, msg) => {
+          if (err) return;
+          if (!shed) clearTimeout(startTimer);
+          msg.respond(shed ? SHED : GO);
+        },
+      });
+      const waitTimer = setTimeout(() => reject(bus.connected() ? new RenderWaitTimeout() : errors.serviceUnavailable()), limits.waitMs);
       try {
-        await jobs.publish(job);
+        try {
+          await jobs.publish({ ...job, confirm_start: true });
+        } catch (err) {
+          if (BUS_DOWN.has((err as Error).name) || !bus.connected()) throw errors.serviceUnavailable(err);
+          throw err;
+        }
         return await outcome;
       } finally {
-        clearTimeout(timer);
-        sub.unsubscribe();
+        shed = true;
+        clearTimeout(startTimer);
+        clearTimeout(waitTimer);
+        finished.unsubscribe();
+        starts.unsubscribe();
       }
     },
   };

@@ -52,9 +52,17 @@ export interface ReservationOutcomes {
   endedWithoutJob(e: { accountId: string; reservationId: string; succeeded: boolean }): Promise<void>;
 }
 
+/** How long a synchronous render may take to start and to finish. */
+export interface RenderWaitLimits {
+  /** No renderer started the job within this: it is shed (RenderNotStarted) and never rendered. */
+  startWithinMs: number;
+  /** No outcome within this (from submission): RenderWaitTimeout. */
+  waitMs: number;
+}
+
 /** Publishes a render job and waits for its outcome. */
 export interface RenderQueue {
-  submitAndWait(job: RenderJob, waitMs: number): Promise<RenderFinished>;
+  submitAndWait(job: RenderJob, limits: RenderWaitLimits): Promise<RenderFinished>;
 }
 
 /** Where finished renders are kept (the JetStream object store). */

@@ -20,9 +20,18 @@ export class RenderWaitTimeout extends Error {
   }
 }
 
+/** No renderer started the job in time (every slot busy, or none alive): it was shed, unrendered. */
+export class RenderNotStarted extends Error {
+  constructor() {
+    super('No renderer started the job in time');
+    this.name = 'RenderNotStarted';
+  }
+}
+
 /**
- * A synchronous render: check the target, publish the job, wait for its outcome (bounded by the
- * render's timeout), read the result from the object store. With a placement the result is kept there
+ * A synchronous render: check the target, publish the job, wait for a renderer to start it (bounded by
+ * `startWithinMs`: past it the answer is 503 renderer_unavailable at once, and the job is never rendered
+ * nor charged), then for its outcome (bounded by the render's timeout), read the result from the object store. With a placement the result is kept there
  * as a file (a cache entry); otherwise it is removed once read.
  */
 export function renderSync(deps: {
@@ -31,7 +40,11 @@ export function renderSync(deps: {
   guard: TargetGuard;
   clock: Clock;
   waitMarginMs: number;
+  /** How long the job may wait for a renderer to start it before it is shed (503). */
+  startWithinMs: number;
   newId: () => string;
+  /** Told of every shed job (a metric). */
+  onShed?: () => void;
 }) {
   return async (input: {
     accountId: string;
@@ -61,10 +74,14 @@ export function renderSync(deps: {
           placement: input.placement,
           reservation_id: input.reservationId,
         },
-        budgetMs + deps.waitMarginMs,
+        { startWithinMs: deps.startWithinMs, waitMs: budgetMs + deps.waitMarginMs },
       );
     } catch (err) {
       if (err instanceof RenderWaitTimeout) throw errors.renderTimeout(timeoutSeconds);
+      if (err instanceof RenderNotStarted) {
+        deps.onShed?.();
+        throw errors.rendererUnavailable(Math.max(1, Math.ceil(deps.startWithinMs / 1000)));
+      }
       throw err;
     }
     if (finished.status !== 'succeeded' || !finished.result) {

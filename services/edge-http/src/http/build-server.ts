@@ -4,12 +4,14 @@ import Fastify, { LogController, type FastifyInstance, type FastifyServerFactory
 import { AppError } from '@app/errors';
 import { nameHttpRoute, traceIncomingRequests } from '@app/telemetry';
 import type { Logger } from '@app/logging';
+import type { ReadinessCheck } from '@app/runtime';
 import type { AuthQuota, ReservationOutcomes } from '../application/ports.js';
 import type { RenderSync } from '../application/render-sync.js';
 import type { AsyncHttpDeps } from './async-http-deps.js';
 import { clientErrorHandler, errorHandler, frameworkErrorHandler, notFoundHandler, requestIdOf } from './errors.js';
 import { securityHeaders } from './security-headers.js';
 import { admissionPlugin } from './plugins/admission.plugin.js';
+import { availabilityPlugin } from './plugins/availability.plugin.js';
 import { healthRoutes } from './routes/health.routes.js';
 import { renderRoutes } from './routes/render.routes.js';
 import { rendersRoutes } from './routes/renders.routes.js';
@@ -27,6 +29,10 @@ export interface HttpDeps {
   reservations: ReservationOutcomes;
   renderSync: RenderSync;
   health: () => Promise<Record<string, unknown>>;
+  /** Dependencies /readyz checks (bus, peers). */
+  ready?: Record<string, ReadinessCheck>;
+  /** False while the bus is down: API requests are answered 503 service_unavailable at once. */
+  available?: () => boolean;
   /** Async renders, render status, result files and the cache (absent: those routes answer 503 / 404). */
   asyncRenders?: AsyncHttpDeps;
   /** Scheduled tasks, served by the scheduler (absent: no /v1/tasks routes). */
@@ -102,9 +108,10 @@ export async function buildServer(deps: HttpDeps): Promise<FastifyInstance> {
   app.setNotFoundHandler(notFoundHandler);
   const routes = collectRoutes(app);
 
-  await app.register(healthRoutes, { check: deps.health });
+  await app.register(healthRoutes, { details: deps.health, ready: deps.ready });
   if (deps.asyncRenders) await app.register(filesRoutes, { openResultFile: deps.asyncRenders.openResultFile });
   await app.register(async (api) => {
+    if (deps.available) await api.register(availabilityPlugin, { available: deps.available });
     await api.register(admissionPlugin, { authQuota: deps.authQuota, reservations: deps.reservations });
     await api.register(renderRoutes, { renderSync: deps.renderSync, ...deps.asyncRenders });
     if (deps.asyncRenders) await api.register(rendersRoutes, deps.asyncRenders);

@@ -3,7 +3,7 @@ import { encodeResultMeta } from '@app/messaging';
 import { RenderParams, type RenderFinished, type RenderJob } from '@app/proto/render';
 import { OPERATIONS as RENDER_OPERATIONS, renderBudgetMs } from '@app/render-params';
 import type { RenderOperation } from '../render/types.js';
-import type { Clock, FinishedPublisher, JobInputs, Renderer, ResultSink, TargetGuard } from './ports.js';
+import type { Clock, FinishedPublisher, JobInputs, JobOutcome, Renderer, ResultSink, StartGate, TargetGuard } from './ports.js';
 
 const OPERATIONS: ReadonlySet<string> = new Set<string>(RENDER_OPERATIONS);
 
@@ -22,6 +22,8 @@ export type Disposition = { kind: 'done' } | { kind: 'retry'; delayMs: number };
 /** Jobs whose parameters always travel inline (tests, tools). */
 const INLINE_INPUTS: JobInputs = { resolve: async (job) => job, release: async () => undefined };
 
+const DONE: Disposition = { kind: 'done' };
+
 /**
  * Carries out one render job: checks the target again (defence in depth), renders within what is left
  * of the job's deadline, stores the result and announces the outcome. Caller-visible failures become
@@ -35,9 +37,14 @@ export function performRender(deps: {
   clock: Clock;
   rendererId: string;
   inputs?: JobInputs;
+  /** Asked before a job with confirm_start is started; absent: every job starts. */
+  startGate?: StartGate;
+  /** Told how each job ended and how long it took here (metrics). */
+  observe?: (operation: string, outcome: JobOutcome, seconds: number) => void;
 }) {
   const { renderer, results, finished, guard, clock } = deps;
   const inputs = deps.inputs ?? INLINE_INPUTS;
+  const observe = deps.observe ?? (() => undefined);
 
   const announce = (job: RenderJob, startedMs: number, outcome: Pick<RenderFinished, 'status' | 'result' | 'error'>) => {
     const params = job.params ?? RenderParams.create();
@@ -67,18 +74,23 @@ export function performRender(deps: {
   const fail = (job: RenderJob, startedMs: number, err: AppError) =>
     announce(job, startedMs, { status: 'failed', error: { code: err.code, message: err.message, details: err.details ?? [] } });
 
-  const performResolved = async (job: RenderJob, attempt: { isLast: boolean }): Promise<Disposition> => {
-    const startedMs = clock.now().getTime();
+  const handle = async (job: RenderJob, attempt: { isLast: boolean }, startedMs: number): Promise<[Disposition, JobOutcome]> => {
     const params = job.params ?? RenderParams.create();
     const timeoutSeconds = params.timeout ?? 30;
     const remainingMs = job.deadline_unix_ms - startedMs;
     if (!OPERATIONS.has(job.operation)) {
       await fail(job, startedMs, new AppError('invalid_parameter', `Unknown operation ${job.operation}.`));
-      return { kind: 'done' };
+      return [DONE, 'failed'];
+    }
+    if (job.confirm_start && deps.startGate) {
+      // The caller sheds a job no renderer started in time: it is never rendered, nor announced.
+      const answer = await deps.startGate.confirm(job.job_id);
+      if (answer === 'shed') return [DONE, 'shed'];
+      if (answer === 'unanswered') return attempt.isLast ? [DONE, 'shed'] : [{ kind: 'retry', delayMs: 250 }, 'retried'];
     }
     if (remainingMs <= 0) {
       await fail(job, startedMs, errors.renderTimeout(timeoutSeconds));
-      return { kind: 'done' };
+      return [DONE, 'failed'];
     }
     if (params.async) {
       // Best effort: the status says "running" from here; the finished event is what counts.
@@ -118,22 +130,23 @@ export function performRender(deps: {
           expires_unix_ms: expiresMs,
         },
       });
-      return { kind: 'done' };
+      return [DONE, 'succeeded'];
     } catch (err) {
       if (isAppError(err) && err.code === 'renderer_unavailable' && !attempt.isLast) {
-        return { kind: 'retry', delayMs: 250 };
+        return [{ kind: 'retry', delayMs: 250 }, 'retried'];
       }
       if (isAppError(err) && err.code !== 'internal_error') {
         await fail(job, startedMs, err);
-        return { kind: 'done' };
+        return [DONE, 'failed'];
       }
-      if (!attempt.isLast) return { kind: 'retry', delayMs: 500 };
+      if (!attempt.isLast) return [{ kind: 'retry', delayMs: 500 }, 'retried'];
       await fail(job, startedMs, new AppError('render_failed', 'The render failed.'));
-      return { kind: 'done' };
+      return [DONE, 'failed'];
     }
   };
 
   return async (queued: RenderJob, attempt: { isLast: boolean }): Promise<Disposition> => {
+    const startedMs = clock.now().getTime();
     let job: RenderJob;
     try {
       job = await inputs.resolve(queued);
@@ -143,7 +156,8 @@ export function performRender(deps: {
       await fail(queued, clock.now().getTime(), known ? err : new AppError('render_failed', 'The render failed.'));
       return { kind: 'done' };
     }
-    const disposition = await performResolved(job, attempt);
+    const [disposition, outcome] = await handle(job, attempt, startedMs);
+    observe(job.operation, outcome, (clock.now().getTime() - startedMs) / 1000);
     // Parameters stored for this job are kept while a retry may need them, and removed once it is done.
     if (disposition.kind === 'done') await inputs.release(job).catch(() => undefined);
     return disposition;

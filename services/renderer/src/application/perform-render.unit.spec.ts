@@ -3,14 +3,15 @@ import { decodeResultMeta } from '@app/messaging';
 import { RenderJob, RenderParams, type RenderFinished, type RenderStarted } from '@app/proto/render';
 import { performRender } from './perform-render.js';
 import { AppError } from '@app/errors';
-import type { JobInputs, Renderer } from './ports.js';
+import type { JobInputs, Renderer, StartAnswer, StartGate } from './ports.js';
 
 const NOW = 1_800_000_000_000;
 
-function setup(renderer?: Renderer, inputs?: JobInputs) {
+function setup(renderer?: Renderer, inputs?: JobInputs, startGate?: StartGate) {
   const puts: { name: string; body: Uint8Array; metadata?: Record<string, string> }[] = [];
   const finished: RenderFinished[] = [];
   const started: RenderStarted[] = [];
+  const outcomes: string[] = [];
   const render = vi.fn<Renderer['render']>(async () => ({ body: Buffer.from([1, 2, 3]), contentType: 'image/png', extension: 'png', headers: { 'x-service-metadata-title': 'T' } }));
   const perform = performRender({
     renderer: renderer ?? { render },
@@ -20,8 +21,10 @@ function setup(renderer?: Renderer, inputs?: JobInputs) {
     clock: { now: () => new Date(NOW) },
     rendererId: 'renderer-1',
     inputs,
+    startGate,
+    observe: (operation, outcome) => void outcomes.push(`${operation}:${outcome}`),
   });
-  return { perform, puts, finished, started, render };
+  return { perform, puts, finished, started, render, outcomes };
 }
 
 const job = (over: Omit<Partial<RenderJob>, 'params'> & { params?: Partial<RenderParams> } = {}) =>
@@ -134,6 +137,32 @@ describe('performRender', () => {
       expect(await perform(byReference(), { isLast: false })).toEqual({ kind: 'done' });
       expect(render).not.toHaveBeenCalled();
       expect(finished[0]).toMatchObject({ status: 'failed', error: { code: 'render_failed' } });
+
+  describe.each<[StartAnswer, string, string]>([
+    ['go', 'done', 'screenshot:succeeded'],
+    ['shed', 'done', 'screenshot:shed'],
+    ['unanswered', 'retry', 'screenshot:retried'],
+  ])('When the waiting caller answers %s to the start request', (answer, kind, outcome) => {
+    it(`should ${answer === 'go' ? 'render it' : 'not render it nor announce anything'}`, async () => {
+      const asked: string[] = [];
+      const { perform, render, finished, puts, outcomes } = setup(undefined, undefined, { confirm: async (id) => (asked.push(id), answer) });
+      const disposition = await perform(job({ confirm_start: true }), { isLast: false });
+      expect(asked).toEqual(['job-1']);
+      expect(disposition.kind).toBe(kind);
+      expect(render).toHaveBeenCalledTimes(answer === 'go' ? 1 : 0);
+      expect(finished).toHaveLength(answer === 'go' ? 1 : 0);
+      expect(puts).toHaveLength(answer === 'go' ? 1 : 0);
+      expect(outcomes).toEqual([outcome]);
+    });
+  });
+
+  describe('When a job does not ask for a start confirmation (async renders, task runs)', () => {
+    it('should start it without asking', async () => {
+      const asked: string[] = [];
+      const { perform, render } = setup(undefined, undefined, { confirm: async (id) => (asked.push(id), 'shed') });
+      await perform(job(), { isLast: false });
+      expect(asked).toEqual([]);
+      expect(render).toHaveBeenCalledTimes(1);
     });
   });
 });

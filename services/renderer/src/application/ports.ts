@@ -30,3 +30,14 @@ export interface JobInputs {
   resolve(job: RenderJob): Promise<RenderJob>;
   release(job: RenderJob): Promise<void>;
 }
+
+/** What the caller waiting for a job says when a renderer is about to start it (RenderJob.confirm_start). */
+export type StartAnswer = 'go' | 'shed' | 'unanswered';
+
+/** Asks the caller of a job whether it still wants it started (it sheds jobs no renderer started in time). */
+export interface StartGate {
+  confirm(jobId: string): Promise<StartAnswer>;
+}
+
+/** How one job ended here, for the metrics: shed jobs were dropped unrendered, retried ones come back. */
+export type JobOutcome = 'succeeded' | 'failed' | 'retried' | 'shed';

@@ -55,6 +55,8 @@ export interface PoolStats {
   inFlight: number;
   queued: number;
   launching: number;
+  /** Browsers that replaced another (crash, hang, render budget) since the pool started. */
+  restarts: number;
   browsers: BrowserStats[];
 }
 
@@ -114,6 +116,7 @@ export class BrowserPool {
   #queue: Job[] = [];
   #inFlight = 0;
   #launching = 0;
+  #restarts = 0;
   #nextSlotId = 1;
   #idleWaiters: Array<() => void> = [];
   /** Launches, replacements, closes and exits still under way; stop() waits for all of them. */
@@ -206,6 +209,7 @@ export class BrowserPool {
       inFlight: this.#inFlight,
       queued: this.#queue.length,
       launching: this.#launching,
+      restarts: this.#restarts,
       browsers: this.#slots.map((slot) => ({
         id: slot.id,
         pid: slot.managed.pid,
@@ -432,6 +436,7 @@ export class BrowserPool {
         }
         if (slot.state === 'dead') continue;
         this.#addSlot(slot);
+        this.#restarts++;
         return slot;
       } catch (err) {
         const delay = RELAUNCH_BACKOFF_MS[Math.min(attempt, RELAUNCH_BACKOFF_MS.length - 1)]!;

@@ -1,11 +1,12 @@
 import { batchedAdmissions, replicatedAuthQuotaClient } from '@app/admission-client';
+import { peerReady } from '@app/rpc';
 import type { AuthQuota } from '../application/ports.js';
 
 /**
  * auth-quota over gRPC (any of its replicas, with failover), as a trusted internal caller: the account is
  * named, no key or signature is sent. The runs admitted in one turn of the event loop travel in one call.
  */
-export function grpcAuthQuota(addresses: string): AuthQuota & { close(): void } {
+export function grpcAuthQuota(addresses: string): AuthQuota & { close(): void; ready(): Promise<void> } {
   const client = replicatedAuthQuotaClient(addresses);
   const admit = batchedAdmissions(client);
   return {
@@ -24,5 +25,6 @@ export function grpcAuthQuota(addresses: string): AuthQuota & { close(): void } 
       };
     },
     close: () => client.close(),
+    ready: () => peerReady(client),
   };
 }

@@ -67,6 +67,8 @@ export interface RunDeps {
   newId: () => string;
   /** An unguessable result file name (it is the capability of the file URL). */
   newFileName: () => string;
+  /** Told, for every run turned into a render job, how long after its due time that happened (metrics). */
+  onDispatched?: (lagMs: number) => void;
 }
 
 /**
@@ -145,6 +147,7 @@ export function dispatchRun(deps: RunDeps) {
       return DONE;
     }
     await jobs.publish(renderJob(state, runId, { ...ids, reservationId }, params, now));
+    deps.onDispatched?.(clock.now().getTime() - open.dueAt);
     return DONE;
   };
 }

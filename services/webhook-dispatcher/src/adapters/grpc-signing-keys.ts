@@ -1,12 +1,12 @@
 import { replicatedAuthQuotaClient } from '@app/admission-client';
-import { callUnary } from '@app/rpc';
+import { callUnary, peerReady } from '@app/rpc';
 import type { SigningKeys } from '../application/ports.js';
 
 /**
  * Secret keys from auth-quota (any of its replicas), asked for every delivery (a rotated key signs the
  * very next one).
  */
-export function grpcSigningKeys(addresses: string): SigningKeys & { close(): void } {
+export function grpcSigningKeys(addresses: string): SigningKeys & { close(): void; ready(): Promise<void> } {
   const client = replicatedAuthQuotaClient(addresses);
   return {
     async secretOf(accountId) {
@@ -14,5 +14,6 @@ export function grpcSigningKeys(addresses: string): SigningKeys & { close(): voi
       return res.secret_key;
     },
     close: () => client.close(),
+    ready: () => peerReady(client),
   };
 }

@@ -17,6 +17,8 @@ export interface DeliveryLog {
  * the shared delivery state, the wait before the next is the message's nak delay, so a dispatcher that
  * dies mid-schedule loses nothing (the message comes back to another replica, or to it after restart).
  */
+export type WebhookAttemptOutcome = 'delivered' | 'retry' | 'failed';
+
 export function deliverWebhook(deps: {
   keys: SigningKeys;
   sender: WebhookSender;
@@ -30,6 +32,8 @@ export function deliverWebhook(deps: {
   filesBaseUrl?: string | undefined;
   log: DeliveryLog;
   random?: () => number;
+  /** Told of every attempt and what it led to: delivered, retry (pending) or failed (metrics). */
+  onAttempt?: (state: WebhookAttemptOutcome) => void;
 }) {
   const { keys, sender, states, limiter, clock, policy, log } = deps;
 
@@ -73,6 +77,7 @@ export function deliverWebhook(deps: {
 
     const attempt = (previous?.attempts ?? 0) + 1;
     const decision = decideAfterAttempt(outcome, attempt, clock.now().getTime(), policy, deps.random);
+    deps.onAttempt?.(decision.state.state === 'pending' ? 'retry' : decision.state.state);
     await states.put(id, decision.state).catch((err: unknown) => log.warn({ err, renderId: id }, 'delivery state not recorded'));
     log.info(
       { renderId: id, attempt, outcome: outcome.kind, status: decision.state.lastStatus, state: decision.state.state, next: decision.disposition },

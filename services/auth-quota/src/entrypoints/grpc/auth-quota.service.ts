@@ -41,9 +41,26 @@ const plan = (value: string): Plan => {
 };
 
 /** The AuthQuotaService gRPC server: translates messages to use cases and nothing else. */
-export function authQuotaService(deps: { admission: Admission; admin: AccountAdmin; logger: Logger }): AuthQuotaServiceServer {
+export function authQuotaService(deps: {
+  admission: Admission;
+  admin: AccountAdmin;
+  logger: Logger;
+  /** Told of every refused admission or reservation, by error code (metrics). */
+  onRefused?: (code: string) => void;
+}): AuthQuotaServiceServer {
   const { admission, admin, logger } = deps;
-  const h = <Req, Res>(fn: (req: Req) => Promise<Res> | Res) => unaryHandler<Req, Res>(async (req) => fn(req), logger);
+  const refused = (err: unknown) => {
+    if (isAppError(err) && err.code !== 'internal_error') deps.onRefused?.(err.code);
+  };
+  const h = <Req, Res>(fn: (req: Req) => Promise<Res> | Res) =>
+    unaryHandler<Req, Res>(async (req) => {
+      try {
+        return await fn(req);
+      } catch (err) {
+        refused(err);
+        throw err;
+      }
+    }, logger);
 
   const inputOf = (req: AdmitRequestRequest): AdmitInput => {
     if (!USAGES.has(req.usage)) throw new AppError('invalid_parameter', `Unknown usage "${req.usage}".`);
@@ -70,6 +87,7 @@ export function authQuotaService(deps: { admission: Admission; admin: AccountAdm
   /** One request of a batch: its answer, or its refusal as AdmitRequest's error trailers would say it. */
   const outcomeOf = (result: Admitted | AppError): AdmissionOutcome => {
     if (!isAppError(result)) return { result: { $case: 'admitted', value: toResponse(result) } };
+    refused(result);
     if (result.code === 'internal_error') {
       logger.error({ err: result }, 'admission failed');
       return { result: { $case: 'refused', value: { code: 'internal_error', message: 'An internal error occurred.' } } };

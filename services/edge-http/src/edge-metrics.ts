@@ -1,0 +1,12 @@
+import { meter } from '@app/telemetry';
+
+/**
+ * The edge's own instruments (HTTP latency and status come from the HTTP instrumentation, by route).
+ * Created once; recording allocates nothing.
+ */
+export function edgeMetrics() {
+  const shed = meter().createCounter('render.shed', {
+    description: 'Synchronous renders answered 503 renderer_unavailable because no renderer started them in time.',
+  });
+  return { shed: () => shed.add(1) };
+}
