@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ERROR_CODES, reasonPhrase } from '@app/errors';
 import { FORMAT_BY_OPERATION, OPERATIONS, PARAMETERS, parameterDefaults, type Operation } from '@app/render-params';
 import { TASK_FIELDS, TASK_REQUIRED_FIELDS } from '../routes/tasks.routes.js';
-import { AsyncAccepted, DeviceList, ErrorBody, Health, RenderStatus, TaskList, Task, TaskRuns, Usage } from './response-schemas.js';
+import { AsyncAccepted, DeviceList, ErrorBody, Health, Readiness, RenderStatus, TaskList, Task, TaskRuns, Usage } from './response-schemas.js';
 
 /** A route of the server as Fastify registered it. */
 export interface RouteInfo {
@@ -35,7 +35,7 @@ function withoutSafeIntegerBounds<T>(value: T): T {
 /** The response bodies: every schema with a meta id (response-schemas.ts), each a component referred to by id. */
 function componentSchemas(): Json {
   // Imported for their registration under their ids.
-  void [ErrorBody, AsyncAccepted, RenderStatus, Usage, DeviceList, Task, TaskList, TaskRuns, Health];
+  void [ErrorBody, AsyncAccepted, RenderStatus, Usage, DeviceList, Task, TaskList, TaskRuns, Health, Readiness];
   const { schemas } = z.toJSONSchema(z.globalRegistry, { io: 'input', unrepresentable: 'any', uri: (id) => `#/components/schemas/${id}` }) as {
     schemas: Record<string, Json>;
   };
@@ -219,7 +219,13 @@ const taskBody = (requireCreateFields: boolean): Json => {
 };
 
 const ROUTE_DOCS: Record<string, RouteDoc> = {
-  'GET /healthz': { operationId: 'health', tag: 'Service', summary: 'Liveness', body: Health },
+  'GET /healthz': { operationId: 'health', tag: 'Service', summary: 'Liveness (200 while the process answers)', body: Health },
+  'GET /readyz': {
+    operationId: 'readiness',
+    tag: 'Service',
+    summary: 'Readiness: 200 when NATS, auth-quota and the scheduler answer, 503 naming those that do not',
+    body: Readiness,
+  },
   'GET /openapi.json': { operationId: 'openapi', tag: 'Service', summary: 'This document (OpenAPI 3.1)' },
   'GET /v1/usage': { operationId: 'usage', tag: 'Account', summary: "The account's quota and rate limit", body: Usage },
   'GET /v1/devices': {
@@ -274,8 +280,8 @@ function otherOperation(method: string, path: string, route: RouteInfo): Json {
           content: doc.body ? { 'application/json': { schema: ref(componentName(doc.body)) } } : { '*/*': { schema: {} } },
         };
   const responses: Json = { [status]: success, ...errorsFor(route) };
-  if (path === '/healthz') {
-    responses['503'] = { description: 'Not healthy.', headers: headerRefs(REQUEST_ID), content: { 'application/json': { schema: ref('Health') } } };
+  if (path === '/readyz') {
+    responses['503'] = { description: 'Not ready.', headers: headerRefs(REQUEST_ID), content: { 'application/json': { schema: ref('Readiness') } } };
   }
   const operation: Json = {
     operationId: doc.operationId,
@@ -316,7 +322,7 @@ export function buildOpenApiDocument(routes: readonly RouteInfo[], info: { versi
       version: info.version,
       description:
         'Screenshots, PDFs and scraped content of web pages, async renders with signed webhooks, and scheduled tasks. ' +
-        'Every request but /healthz, /openapi.json and result files needs the access key (X-Access-Key header, or access_key in the query or the JSON body). ' +
+        'Every request but /healthz, /readyz, /openapi.json and result files needs the access key (X-Access-Key header, or access_key in the query or the JSON body). ' +
         'Accounts that require signatures sign the render requests: signature = lowercase hex HMAC-SHA256 of the query string (without signature), ' +
         'or X-Signature over the raw POST body, keyed with the secret key.',
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },

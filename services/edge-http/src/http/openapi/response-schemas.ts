@@ -132,3 +132,6 @@ export const TaskRuns = z
   .meta({ id: 'TaskRuns' });
 
 export const Health = z.looseObject({ status: z.string(), reason: z.string().optional() }).meta({ id: 'Health' });
+export const Readiness = z
+  .looseObject({ status: z.enum(['ready', 'not_ready']), checks: z.record(z.string(), z.string()) })
+  .meta({ id: 'Readiness' });
