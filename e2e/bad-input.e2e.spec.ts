@@ -315,7 +315,7 @@ describe('browser profiles of a SIGKILLed renderer', () => {
     const renderer = stack.processes.find((p) => p.name.startsWith('renderer') && p.process.exitCode === null)!;
     const before = profileFolders();
     expect(before.length).toBeGreaterThan(0);
-    await renderer.kill();
+    await renderer.kill({ restart: false });
     expect(profileFolders().filter((folder) => before.includes(folder)).length).toBeGreaterThan(0);
 
     await stack.addRenderer();
