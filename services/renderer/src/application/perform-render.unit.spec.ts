@@ -137,6 +137,8 @@ describe('performRender', () => {
       expect(await perform(byReference(), { isLast: false })).toEqual({ kind: 'done' });
       expect(render).not.toHaveBeenCalled();
       expect(finished[0]).toMatchObject({ status: 'failed', error: { code: 'render_failed' } });
+    });
+  });
 
   describe.each<[StartAnswer, string, string]>([
     ['go', 'done', 'screenshot:succeeded'],
