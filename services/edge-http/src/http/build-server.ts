@@ -2,7 +2,7 @@ import { createServer as createHttpServer, type IncomingMessage, type ServerResp
 import { createServer as createHttpsServer } from 'node:https';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerFactory } from 'fastify';
 import { AppError } from '@app/errors';
-import { nameHttpRoute, traceIncomingRequests } from '@app/telemetry';
+import { httpServerDuration, nameHttpRoute, traceIncomingRequests } from '@app/telemetry';
 import type { Logger } from '@app/logging';
 import type { ReadinessCheck } from '@app/runtime';
 import type { AuthQuota, ReservationOutcomes } from '../application/ports.js';
@@ -91,6 +91,13 @@ export async function buildServer(deps: HttpDeps): Promise<FastifyInstance> {
   // the trace id. The trace's server span takes the route's name (POST /v1/tasks/:id).
   const security = securityHeaders();
   let closing = false;
+  // HTTP server latency and status by route template (probes are not traffic).
+  const recordHttp = httpServerDuration();
+  app.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url;
+    if (route && !UNTRACED_PATHS.has(route)) recordHttp(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+    done();
+  });
   app.addHook('preClose', async () => {
     closing = true;
   });
