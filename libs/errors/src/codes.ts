@@ -42,9 +42,15 @@ export const ERROR_CODES = {
   selector_not_found: { http: 400, grpc: GrpcStatus.FAILED_PRECONDITION, ack: 'ack' },
   access_key_invalid: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED, ack: 'term' },
   signature_required: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED, ack: 'term' },
+  /** Dashboard sign-in: the access key and secret key do not belong to one account. */
+  keys_invalid: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED, ack: 'term' },
+  /** Dashboard: no session, or it ended (12 hours, sign-out, key rotation). */
+  session_expired: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED, ack: 'term' },
   payment_required: { http: 402, grpc: GrpcStatus.FAILED_PRECONDITION, ack: 'term' },
   plan_upgrade_required: { http: 402, grpc: GrpcStatus.PERMISSION_DENIED, ack: 'term' },
   signature_invalid: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED, ack: 'term' },
+  /** Dashboard: a change without the session's CSRF token, or from another site. */
+  csrf_token_invalid: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED, ack: 'term' },
   not_found: { http: 404, grpc: GrpcStatus.NOT_FOUND, ack: 'ack' },
   task_not_found: { http: 404, grpc: GrpcStatus.NOT_FOUND, ack: 'ack' },
   render_not_found: { http: 404, grpc: GrpcStatus.NOT_FOUND, ack: 'ack' },

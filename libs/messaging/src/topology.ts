@@ -218,6 +218,8 @@ export const BUCKETS = {
    * auth-quota replica decides any admission exactly. Kept without TTL (ttlMs 0).
    */
   quotaLimits: { name: 'quota-limits', ttlMs: 0 },
+  /** KV: account dashboard sessions by hashed token; the TTL is the session lifetime (12 hours). */
+  dashboardSessions: { name: 'dashboard-sessions', ttlMs: 12 * HOUR_MS },
 } as const;
 
 /** Creates or updates every stream, consumer and bucket. Safe to call from every replica at start. */
@@ -265,7 +267,7 @@ export async function ensureTopology(nc: NatsConnection): Promise<void> {
   }
   await objm.create(BUCKETS.renderInputs.name, { ttl: nanos(BUCKETS.renderInputs.ttlMs), storage: StorageType.File });
   const kvm = new Kvm(nc);
-  for (const bucket of [BUCKETS.renderStatus, BUCKETS.renderCache, BUCKETS.quotaLimits]) {
+  for (const bucket of [BUCKETS.renderStatus, BUCKETS.renderCache, BUCKETS.quotaLimits, BUCKETS.dashboardSessions]) {
     await kvm.create(bucket.name, { ttl: bucket.ttlMs, history: 1, storage: StorageType.File });
   }
 }

@@ -23,6 +23,10 @@ import { renderOutcomesConsumer } from './entrypoints/render-outcomes.consumer.j
 /** A replica reads account changes it was not told about (a lost announcement) within this. */
 const DIRECTORY_REFRESH_MS = 1_000;
 import { authQuotaMetrics } from './auth-quota-metrics.js';
+import { AccountConsoleServiceService } from '@app/proto/authquota/console';
+import { accountConsole } from './application/account-console.js';
+import { eventStoreDailyUsage } from './adapters/daily-usage.js';
+import { accountConsoleService } from './entrypoints/grpc/account-console.service.js';
 
 export interface AuthQuotaDeps {
   clock: Clock;
@@ -65,6 +69,7 @@ export async function createApp(config: AuthQuotaConfig, logger: Logger, overrid
   });
   const settlements = renderOutcomesConsumer({ js, admission: admit, logger });
   const logRefreshError = (err: unknown) => logger.error({ err }, 'reading account changes failed');
+  const consoleUseCases = accountConsole({ directory, admission: admit, admin, limits: config.planLimits, dailyUsage: eventStoreDailyUsage(store), clock });
 
   let grpc: GrpcServer | undefined;
   let health: HealthServer | undefined;
@@ -79,6 +84,7 @@ export async function createApp(config: AuthQuotaConfig, logger: Logger, overrid
       refresher = setInterval(() => directory.refresh().catch(logRefreshError), DIRECTORY_REFRESH_MS);
       grpc = await startGrpcServer(config.grpcAddress, [
         { definition: AuthQuotaServiceService, implementation: authQuotaService({ admission: admit, admin, logger, onRefused: authQuotaMetrics().refused }) },
+        { definition: AccountConsoleServiceService, implementation: accountConsoleService({ console: consoleUseCases, logger }) },
       ]);
       settlements.start();
       health = await startHealthServer({

@@ -18,6 +18,7 @@ import { buildServer } from './http/build-server.js';
 import { buildAsyncRenders } from './async-renders.js';
 import { grpcScheduler } from './adapters/grpc-scheduler.js';
 import type { TaskScheduler } from './http/routes/tasks.routes.js';
+import { buildDashboard } from './dashboard/build-dashboard.js';
 
 export interface EdgeDeps {
   clock: Clock;
@@ -78,6 +79,15 @@ export async function createApp(config: EdgeConfig, logger: Logger, o: Partial<E
     statusKv: await kvm.open(BUCKETS.renderStatus.name),
     cacheKv: await kvm.open(BUCKETS.renderCache.name),
   });
+  const dashboard = await buildDashboard({
+    address: config.authQuotaAddress,
+    kvm,
+    clock,
+    authQuota,
+    scheduler,
+    renders: { recent: asyncRenders.recentRenders, getRenderStatus: asyncRenders.http.getRenderStatus },
+    publicUrl: config.publicUrl,
+  });
 
   const ready: Record<string, ReadinessCheck> = {
     nats: bus.check,
@@ -93,6 +103,7 @@ export async function createApp(config: EdgeConfig, logger: Logger, o: Partial<E
     renderSync: syncRender,
     asyncRenders: asyncRenders.http,
     tasks: { scheduler, publicUrl: config.publicUrl },
+    dashboard: dashboard.options,
     health: async () => ({}),
     ready,
     available: bus.connected,
@@ -118,6 +129,7 @@ export async function createApp(config: EdgeConfig, logger: Logger, o: Partial<E
       keyChanges.unsubscribe();
       authQuotaClient.close?.();
       scheduler.close?.();
+      dashboard.close();
       await nats.drain();
       await ops?.close();
     },

@@ -21,6 +21,7 @@ import { netGuardWebhook } from './adapters/net-guard-webhook.js';
 import { renderEventsConsumer } from './entrypoints/render-events.consumer.js';
 import { expirySweeper } from './entrypoints/expiry-sweeper.js';
 import type { AsyncHttpDeps } from './http/async-http-deps.js';
+import { indexedRenderStatus, kvRecentRenders } from './dashboard/recent-renders.js';
 
 /** A render queued or running this long past its deadline is failed by the watchdog. */
 const STUCK_GRACE_MS = 60_000;
@@ -41,7 +42,11 @@ export function buildAsyncRenders(d: {
   // Cache hits are served from memory when this edge has read the entry and the file before.
   const files = memoizedFiles(objectStoreFiles(d.objects), { maxBytes: d.config.fileMemoryBytes });
   const index = memoizedCacheIndex(kvCacheIndex(d.cacheKv), { maxEntries: 100_000 });
-  const statuses = kvRenderStatus(d.statusKv);
+  // Each account's latest async renders are indexed as they are created (the dashboard lists them).
+  const recentRenders = kvRecentRenders(d.statusKv);
+  const statuses = indexedRenderStatus(kvRenderStatus(d.statusKv), recentRenders, (err) =>
+    d.logger.error({ err }, 'indexing a recent render failed'),
+  );
   const jobs = natsJobPublisher(d.js, d.jobPublisher);
   const cache = renderCache({ index, files });
 
@@ -69,6 +74,7 @@ export function buildAsyncRenders(d: {
   });
   return {
     http,
+    recentRenders,
     start() {
       consumer.start();
       sweeper.start();

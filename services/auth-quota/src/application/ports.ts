@@ -32,3 +32,8 @@ export interface LimitsStore {
   /** Applies `decide` to the latest state (it mutates its argument) and stores the result atomically. `decide` may run more than once. */
   change<R>(accountId: string, decide: (state: LimitsState) => R): Promise<R>;
 }
+
+/** Committed quota units of one account and month (YYYY-MM), counted per UTC day (YYYY-MM-DD). */
+export interface DailyUsageSource {
+  byDay(accountId: string, month: string): Promise<Map<string, number>>;
+}

@@ -20,6 +20,7 @@ import { usageRoutes } from './routes/usage.routes.js';
 import { devicesRoutes } from './routes/devices.routes.js';
 import { taskRoutes, type TaskScheduler } from './routes/tasks.routes.js';
 import { apiDocs, collectRoutes } from './openapi/api-docs.plugin.js';
+import { dashboardPlugin, type DashboardOptions } from '../dashboard/dashboard.plugin.js';
 
 export interface HttpDeps {
   logger: Logger;
@@ -37,6 +38,8 @@ export interface HttpDeps {
   asyncRenders?: AsyncHttpDeps;
   /** Scheduled tasks, served by the scheduler (absent: no /v1/tasks routes). */
   tasks?: { scheduler: TaskScheduler; publicUrl?: string | undefined };
+  /** The account dashboard at /dashboard (absent: not served). */
+  dashboard?: DashboardOptions;
 }
 
 const UNTRACED_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz']);
@@ -116,6 +119,7 @@ export async function buildServer(deps: HttpDeps): Promise<FastifyInstance> {
   const routes = collectRoutes(app);
 
   await app.register(healthRoutes, { details: deps.health, ready: deps.ready });
+  if (deps.dashboard) await app.register(dashboardPlugin, deps.dashboard);
   if (deps.asyncRenders) await app.register(filesRoutes, { openResultFile: deps.asyncRenders.openResultFile });
   await app.register(async (api) => {
     if (deps.available) await api.register(availabilityPlugin, { available: deps.available });

@@ -103,7 +103,7 @@ export function taskFieldsOf(body: unknown): TaskFieldsInput {
 }
 
 /** The task id of the path: a positive integer, else no such task. */
-function taskIdOf(request: FastifyRequest): number {
+export function taskIdOf(request: FastifyRequest): number {
   const raw = (request.params as { id?: string }).id ?? '';
   if (!/^[1-9]\d{0,14}$/.test(raw)) throw new AppError('task_not_found', `Task ${raw.slice(0, 40)} was not found.`);
   return Number(raw);

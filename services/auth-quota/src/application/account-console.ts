@@ -1,0 +1,95 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { AppError, hasCode } from '@app/errors';
+import type { OpenAccountState } from '../domain/account/account.js';
+import type { Plan, PlanLimits } from '../domain/account/plans.js';
+import { hmacHex } from '../domain/account/signature.js';
+import { daysOfMonthSoFar, type DayUsage } from '../domain/limits/daily-usage.js';
+import { monthOf } from '../domain/limits/quota-ledger.js';
+import { hashKey } from '../adapters/key-material.js';
+import type { AccountAdmin } from './account-admin.js';
+import type { Admission } from './admission.js';
+import type { AccountDirectory, Clock, DailyUsageSource } from './ports.js';
+
+export interface ConsoleAccount {
+  account: OpenAccountState;
+  limits: PlanLimits;
+  /** Changes with every key rotation; derived from the access key's hash, so it reveals nothing. */
+  keyGeneration: string;
+}
+
+const KEYS_INVALID = 'The access key and secret key do not match an account. Check both and try again.';
+
+export const keyGenerationOf = (accessKeyHash: string): string =>
+  createHash('sha256').update(`key-generation:${accessKeyHash}`).digest('base64url').slice(0, 22);
+
+/** Constant-time equality of two strings of any length (each is hashed first). */
+const sameSecret = (a: string, b: string): boolean =>
+  timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
+
+/** Use cases of the account dashboard: sign-in with both keys, the secret on demand, rotation, signing, usage by day. */
+export function accountConsole(deps: {
+  directory: AccountDirectory;
+  admission: Admission;
+  admin: AccountAdmin;
+  limits: Record<Plan, PlanLimits>;
+  dailyUsage: DailyUsageSource;
+  clock: Clock;
+}) {
+  const { directory, admission, admin } = deps;
+
+  const describe = (account: OpenAccountState): ConsoleAccount => ({
+    account,
+    limits: deps.limits[account.plan],
+    keyGeneration: keyGenerationOf(account.keys.accessKeyHash),
+  });
+
+  const open = (accountId: string): OpenAccountState => {
+    const account = directory.byId(accountId);
+    if (!account) throw new AppError('session_expired', 'The account no longer exists.');
+    return account;
+  };
+
+  return {
+    /**
+     * An unknown access key touches no account. A known one is counted against the account's rate
+     * limit before its secret key is compared (so guessing is as slow as the API allows).
+     */
+    signIn(accessKey: string, secretKey: string): ConsoleAccount {
+      const account = accessKey ? directory.byAccessKeyHash(hashKey(accessKey)) : undefined;
+      if (!account || !secretKey) throw new AppError('keys_invalid', KEYS_INVALID);
+      let rateLimit;
+      try {
+        rateLimit = admission.admit({ accountId: account.accountId, accessKey: '', usage: 'read', features: [], signedQuery: '', body: new Uint8Array() }).rateLimit;
+      } catch (err) {
+        // An unpaid invoice blocks the API, not the dashboard that shows it.
+        if (!hasCode(err, 'payment_required')) throw err;
+      }
+      if (!sameSecret(admission.signingKey(account.accountId), secretKey)) {
+        throw new AppError('keys_invalid', KEYS_INVALID, {
+          rateLimit: rateLimit && { limit: rateLimit.limit, remaining: rateLimit.remaining, resetUnix: rateLimit.resetUnix },
+        });
+      }
+      return describe(account);
+    },
+
+    account: (accountId: string): ConsoleAccount => describe(open(accountId)),
+
+    revealSecretKey: (accountId: string): string => admission.signingKey(open(accountId).accountId),
+
+    async rotateKeys(accountId: string) {
+      const keys = await admin.rotateKeys(open(accountId).accountId);
+      return { keys, console: { ...describe(open(accountId)), keyGeneration: keyGenerationOf(hashKey(keys.accessKey)) } };
+    },
+
+    sign: (accountId: string, payload: Uint8Array): string => hmacHex(admission.signingKey(open(accountId).accountId), payload),
+
+    async dailyUsage(accountId: string): Promise<{ month: string; days: DayUsage[] }> {
+      open(accountId);
+      const nowMs = deps.clock.now().getTime();
+      const month = monthOf(nowMs);
+      return { month, days: daysOfMonthSoFar(nowMs, await deps.dailyUsage.byDay(accountId, month)) };
+    },
+  };
+}
+
+export type AccountConsole = ReturnType<typeof accountConsole>;

@@ -1,0 +1,55 @@
+import { credentials } from '@grpc/grpc-js';
+import { batchedAdmissions } from '@app/admission-client';
+import { callUnary } from '@app/rpc';
+import { AuthQuotaServiceClient } from '@app/proto/authquota';
+import { AccountConsoleServiceClient, type ConsoleAccount as ConsoleAccountMessage } from '@app/proto/authquota/console';
+import type { AccountConsole, ConsoleAccount } from './ports.js';
+
+const toAccount = (a: ConsoleAccountMessage | undefined): ConsoleAccount => {
+  if (!a) throw new Error('auth-quota answered without an account');
+  return {
+    accountId: a.account_id,
+    name: a.name,
+    plan: a.plan,
+    signatureRequired: a.signature_required,
+    billingStatus: a.billing_status,
+    rateLimitPerMinute: a.rate_limit_per_minute,
+    monthlyQuota: a.monthly_quota,
+    keyGeneration: a.key_generation,
+  };
+};
+
+/** auth-quota's AccountConsoleService (and its admissions by account) over gRPC; errors come back as AppErrors. */
+export function grpcAccountConsole(address: string): AccountConsole & { close(): void } {
+  const client = new AccountConsoleServiceClient(address, credentials.createInsecure());
+  const authQuota = new AuthQuotaServiceClient(address, credentials.createInsecure());
+  const admit = batchedAdmissions(authQuota);
+  return {
+    signIn: async (accessKey, secretKey) =>
+      toAccount((await callUnary(client, client.signIn, { access_key: accessKey, secret_key: secretKey })).account),
+    account: async (accountId) => toAccount((await callUnary(client, client.getConsoleAccount, { account_id: accountId })).account),
+    revealSecretKey: async (accountId) => (await callUnary(client, client.revealSecretKey, { account_id: accountId })).secret_key,
+    async rotateKeys(accountId) {
+      const res = await callUnary(client, client.rotateConsoleKeys, { account_id: accountId });
+      return { accessKey: res.access_key, secretKey: res.secret_key, account: toAccount(res.account) };
+    },
+    async setSignatureRequired(accountId, required) {
+      await callUnary(authQuota, authQuota.setSignatureRequirement, { account_id: accountId, required });
+    },
+    sign: async (accountId, payload) =>
+      (await callUnary(client, client.signPayload, { account_id: accountId, payload: Buffer.from(payload, 'utf8') })).signature,
+    dailyUsage: async (accountId) => callUnary(client, client.getDailyUsage, { account_id: accountId }),
+    async admit(accountId, usage, features) {
+      const res = await admit({ access_key: '', account_id: accountId, usage, features, signed_query: '', body: Buffer.alloc(0) });
+      return {
+        account: { accountId: res.account?.account_id ?? accountId, plan: res.account?.plan ?? '' },
+        rateLimit: { limit: res.rate_limit?.limit ?? 0, remaining: res.rate_limit?.remaining ?? 0, resetUnix: res.rate_limit?.reset_unix ?? 0 },
+        reservationId: res.reservation_id,
+      };
+    },
+    close() {
+      client.close();
+      authQuota.close();
+    },
+  };
+}

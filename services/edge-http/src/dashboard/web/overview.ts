@@ -1,0 +1,35 @@
+import { api } from './api.js';
+import { usageChart } from './chart.js';
+import { $, formatNumber, text } from './dom.js';
+
+interface Overview {
+  plan: string;
+  billing_status: string;
+  usage: { quota: number; used: number; remaining: number };
+  rate_limit: { limit: number; remaining: number; reset: number };
+  renders: { limit: number; in_flight: number } | null;
+  daily: { month: string; days: { day: string; used: number }[] };
+}
+
+export async function showOverview(): Promise<void> {
+  const o = await api<Overview>('GET', '/overview');
+  text('ov-plan', o.plan);
+  text('ov-billing', o.billing_status === 'unpaid' ? 'An invoice is unpaid: API requests are refused until it is paid.' : 'Paid up');
+  text('ov-used', formatNumber(o.usage.used));
+  text('ov-quota', formatNumber(o.usage.quota));
+  text('ov-remaining', formatNumber(o.usage.remaining));
+  const percent = o.usage.quota > 0 ? Math.min(100, Math.round((o.usage.used / o.usage.quota) * 100)) : 0;
+  $('ov-meter').setAttribute('aria-valuenow', String(percent));
+  $('ov-meter').setAttribute('aria-valuetext', `${percent}% of the monthly quota used`);
+  $('ov-meter-bar').style.width = `${percent}%`;
+  text('ov-rate', formatNumber(o.rate_limit.limit));
+  text('ov-rate-remaining', formatNumber(o.rate_limit.remaining));
+  $('ov-inflight-card').hidden = !o.renders;
+  if (o.renders) {
+    text('ov-inflight', formatNumber(o.renders.in_flight));
+    text('ov-inflight-limit', formatNumber(o.renders.limit));
+  }
+  const month = new Date(`${o.daily.month}-01T00:00:00Z`).toLocaleString(undefined, { month: 'long', year: 'numeric', timeZone: 'UTC' });
+  text('chart-month', `${month} (UTC)`);
+  $('ov-chart').replaceChildren(usageChart(o.daily.days));
+}
