@@ -12,3 +12,4 @@ export * from './openapi-validator.js';
 export * from './video-info.js';
 export * from './forward-proxy.js';
 export * from './prometheus.js';
+export * from './browser.js';

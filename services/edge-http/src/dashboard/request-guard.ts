@@ -52,7 +52,7 @@ export function setSessionCookie(reply: FastifyReply, session: ActiveSession, no
     httpOnly: true,
     secure: true,
     sameSite: 'strict',
-    maxAge: Math.max(1, Math.floor((session.expiresMs - nowMs) / 1000)),
+    maxAge: Math.max(1, Math.round((session.expiresMs - nowMs) / 1000)),
   });
 }
 

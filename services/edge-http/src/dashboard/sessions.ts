@@ -49,7 +49,7 @@ export function dashboardSessions(deps: { store: SessionStore; console: AccountC
 
     /** The live session of a cookie, or session_expired. */
     async resume(token: string | undefined): Promise<ActiveSession> {
-      if (!token || !isSessionTokenShaped(token)) throw expired('Sign in to see your account.');
+      if (!token || !isSessionTokenShaped(token)) throw expired();
       const record = await deps.store.get(sessionIdOf(token));
       if (!record || record.expiresMs <= deps.clock.now().getTime()) throw expired();
       const accessKey = openWithToken(token, record.sealedAccessKey);

@@ -9,17 +9,18 @@ function el(name: string, attrs: Record<string, string | number>, text?: string)
   return node;
 }
 
-/** A rounded-up axis maximum: 1, 2, 5 × 10^n. */
+/** A rounded-up axis maximum whose half is a whole number too: 2, 4, 10, 20, 40, 100 … */
 export function niceMax(value: number): number {
-  if (value <= 0) return 1;
+  if (value <= 2) return 2;
   const exp = 10 ** Math.floor(Math.log10(value));
-  for (const step of [1, 2, 5, 10]) if (step * exp >= value) return step * exp;
+  for (const step of [1, 2, 4, 10]) if (step * exp >= value && (step * exp) % 2 === 0) return step * exp;
   return 10 * exp;
 }
 
-export function usageChart(days: { day: string; used: number }[]): SVGElement {
-  const width = 640;
-  const height = 220;
+/** Drawn at the width it is shown at, so its labels keep their size on a phone. */
+export function usageChart(days: { day: string; used: number }[], shownWidth: number): SVGElement {
+  const width = Math.max(280, Math.round(shownWidth));
+  const height = width < 500 ? 180 : 220;
   const pad = { left: 36, right: 8, top: 12, bottom: 28 };
   const max = niceMax(Math.max(0, ...days.map((d) => d.used)));
   const total = days.reduce((s, d) => s + d.used, 0);
@@ -42,14 +43,15 @@ export function usageChart(days: { day: string; used: number }[]): SVGElement {
       width: Math.max(1, slot * 0.7),
       height: Math.max(d.used > 0 ? 2 : 0, barH),
       rx: 2,
-      class: i === days.length - 1 ? 'bar today' : 'bar',
+      class: 'bar',
       'data-day': d.day,
       'data-used': d.used,
     });
     bar.append(el('title', {}, `${d.day}: ${d.used} render${d.used === 1 ? '' : 's'}`));
     svg.append(bar);
     const dayOfMonth = Number(d.day.slice(8));
-    if (dayOfMonth === 1 || dayOfMonth % 5 === 0 || i === days.length - 1) {
+    const every = slot < 14 ? 10 : 5;
+    if (dayOfMonth === 1 || dayOfMonth % every === 0 || i === days.length - 1) {
       svg.append(el('text', { x: x + slot * 0.35, y: height - 10, 'text-anchor': 'middle' }, String(dayOfMonth)));
     }
   });

@@ -48,7 +48,11 @@ export function bindKeys(onRotated: () => void): void {
   });
 
   const dialog = $<HTMLDialogElement>('rotate-dialog');
-  $('keys-rotate').addEventListener('click', () => dialog.showModal());
+  $('keys-rotate').addEventListener('click', () => {
+    // A dialog keeps its last answer: a later Escape must not read as "rotate".
+    dialog.returnValue = '';
+    dialog.showModal();
+  });
   dialog.addEventListener('close', async () => {
     if (dialog.returnValue !== 'rotate') return;
     try {

@@ -23,6 +23,7 @@ const currentView = () => {
 
 async function route(): Promise<void> {
   const name = currentView();
+  notice('');
   for (const view of Object.keys(VIEWS)) $(`view-${view}`).hidden = view !== name;
   document.querySelectorAll<HTMLAnchorElement>('.tabs a').forEach((a) => {
     if (a.dataset.tab === name) a.setAttribute('aria-current', 'page');
@@ -76,10 +77,9 @@ function bindSignIn(): void {
           { access_key: $<HTMLInputElement>('access-key').value, secret_key: $<HTMLInputElement>('secret-key').value },
           { quietExpiry: true },
         );
-        const wasOverlay = $('sign-in').classList.contains('overlay');
         form.reset();
         enterApp(s);
-        if (!wasOverlay || session().account.id) await route();
+        await route();
         $('main').focus();
       } catch (err) {
         const e = err instanceof ApiError ? err : new ApiError(0, 'network', 'The service could not be reached. Try again.');

@@ -31,5 +31,19 @@ export async function showOverview(): Promise<void> {
   }
   const month = new Date(`${o.daily.month}-01T00:00:00Z`).toLocaleString(undefined, { month: 'long', year: 'numeric', timeZone: 'UTC' });
   text('chart-month', `${month} (UTC)`);
-  $('ov-chart').replaceChildren(usageChart(o.daily.days));
+  drawn = o.daily.days;
+  draw();
 }
+
+let drawn: { day: string; used: number }[] | undefined;
+let drawnWidth = 0;
+function draw(): void {
+  const box = $('ov-chart');
+  if (!drawn || box.clientWidth === 0) return;
+  drawnWidth = box.clientWidth;
+  box.replaceChildren(usageChart(drawn, drawnWidth));
+}
+// Redrawn when its width changes (a phone turned, a window resized).
+new ResizeObserver(() => {
+  if ($('ov-chart').clientWidth !== drawnWidth) draw();
+}).observe($('ov-chart'));

@@ -99,7 +99,7 @@ export function bindPlayground(): void {
     const text = await make();
     snippet.value = text;
     snippet.hidden = false;
-    notice((await copy(text)) ? `${what} copied to the clipboard.` : `${what} is below: select it and copy it.`);
+    notice((await copy(text)) ? `${what} was copied to the clipboard.` : `${what} is below: select it and copy it.`);
   };
   $('pg-curl').addEventListener('click', () => void offer(curl, 'The curl command').catch(report));
   $('pg-link').addEventListener('click', () => void offer(signedLink, 'The signed link').catch(report));

@@ -1,16 +1,11 @@
 import { api } from './api.js';
 import { $, formatTime, h } from './dom.js';
 
-interface RenderView {
-  id: string;
-  status: string;
-  created: number;
-  finished: number | null;
-  file: string | null;
-  expires: number | null;
+/** A render as GET /v1/renders/{id} shows it. */
+type RenderView = { id: string; status: string; created: number; finished: number | null; file: string | null; expires: number | null } & {
   error: { code: string; message: string } | null;
   webhook?: { status: string; attempts: number; last_attempt: number | null; next_attempt: number | null };
-}
+};
 
 function webhookCell(r: RenderView): Node | string {
   if (!r.webhook) return 'none';

@@ -2,28 +2,10 @@ import { api, ApiError } from './api.js';
 import { $, busy, clearProblems, formatTime, h, notice, showProblems } from './dom.js';
 import { session } from './session.js';
 
-interface Task {
-  id: number;
-  name: string;
-  api: string;
-  query: string;
-  frequency: string;
-  crontab: string;
-  timezone: string;
-  enabled: boolean;
-  created: number;
-  last_run: number | null;
-  runs: number;
-}
+/** A task as /dashboard/api/tasks returns it (the fields this page shows). */
+type Task = { id: number; name: string; api: string; frequency: string; crontab: string; timezone: string; enabled: boolean; runs: number; last_run: number | null };
 
-interface Run {
-  id: string;
-  status: string;
-  started: number;
-  finished: number | null;
-  file: string | null;
-  error: { code: string; message: string } | null;
-}
+type Run = { id: string; status: string; started: number; finished: number | null; file: string | null; error: { code: string; message: string } | null };
 
 const FORM = { prefix: 'task-', errorId: 'task-form-error', fieldOf: (p: string) => (p.startsWith('query.') ? 'query' : p) };
 const DRAFT_KEY = 'dashboard.task-draft';

@@ -1,0 +1,436 @@
+import { createHmac } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'puppeteer-core';
+import {
+  accountsAdmin,
+  httpsRequest,
+  imageInfo,
+  launchTestBrowser,
+  startFixtureServer,
+  startTestStack,
+  startWebhookReceiver,
+  until,
+  type FixtureServer,
+  type HttpsResponse,
+  type TestAccount,
+  type TestStack,
+  type WebhookReceiver,
+} from '@app/testkit';
+
+// The account dashboard in a real browser (Debian's Chromium) against the whole stack as `npm start`
+// runs it. One account goes through the page the way its owner would: sign-in, usage, playground, a task
+// that runs every minute, renders, keys and their rotation, an expired session, sign-out. Screenshots of
+// every page at 375 px and 1280 px go to a folder under the OS temp dir (printed below).
+
+const SHOTS = join(tmpdir(), 'dashboard-screenshots');
+
+let stack: TestStack;
+let fixture: FixtureServer;
+let receiver: WebhookReceiver;
+let admin: ReturnType<typeof accountsAdmin>;
+let owner: TestAccount;
+let browser: Browser;
+let page: Page;
+let base: string;
+let asyncRenderId: string;
+/** Every secret key this suite saw: none may appear in a log. */
+const secrets: string[] = [];
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  console.log(`dashboard screenshots: ${SHOTS}`);
+  fixture = await startFixtureServer({
+    '/dash-task': (_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<title>Task</title><h1 style="color:#2450c7">Dashboard task</h1>'),
+  });
+  stack = await startTestStack({ env: { ALLOW_PRIVATE_TARGETS: '1' } });
+  base = `https://localhost:${stack.port}`;
+  admin = accountsAdmin(stack.authQuotaAddress);
+  owner = await admin.create('scale', 'Dashboard owner');
+  secrets.push(owner.secretKey);
+  receiver = await startWebhookReceiver({ secret: () => owner.secretKey });
+  browser = await launchTestBrowser();
+  page = await browser.newPage();
+  await page.setViewport({ width: 1280, height: 900 });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  admin?.close();
+  await receiver?.close();
+  await stack?.stop();
+  await fixture?.close();
+});
+
+const call = (method: string, path: string, o: { headers?: Record<string, string>; json?: unknown; body?: string } = {}) => stack.call(method, path, o);
+const withKey = (accessKey: string) => ({ 'x-access-key': accessKey });
+const cookieHeader = (token: string) => ({ cookie: `dashboard_session=${token}` });
+const sessionCookie = async () => (await page.cookies()).find((c) => c.name === 'dashboard_session')?.value;
+const textOf = (selector: string) => page.$eval(selector, (el) => el.textContent ?? '');
+const digits = (s: string) => Number(s.replace(/[^0-9]/g, ''));
+/** Polls gently (the account's rate limit counts every API call the test makes). */
+const poll = (check: () => Promise<boolean>, timeoutMs: number, what: string) =>
+  until(async () => (await check()) || (await new Promise((r) => setTimeout(r, 1_000)), false), timeoutMs, what);
+const visible = (selector: string) => page.waitForSelector(selector, { visible: true, timeout: 30_000 });
+
+async function shoot(name: string): Promise<void> {
+  for (const width of [375, 1280]) {
+    await page.setViewport({ width, height: width === 375 ? 812 : 900 });
+    await new Promise((r) => setTimeout(r, 150));
+    await page.screenshot({ path: join(SHOTS, `${name}-${width}.png`), fullPage: true });
+  }
+}
+
+async function signInThroughPage(accessKey: string, secretKey: string): Promise<void> {
+  await page.$eval('#access-key', (el) => ((el as HTMLInputElement).value = ''));
+  await page.$eval('#secret-key', (el) => ((el as HTMLInputElement).value = ''));
+  await page.type('#access-key', accessKey);
+  await page.type('#secret-key', secretKey);
+  await page.click('#sign-in-form button[type="submit"]');
+}
+
+async function goTo(view: string): Promise<void> {
+  await page.evaluate((v) => (location.hash = v), view);
+  await visible(`#view-${view}`);
+}
+
+describe('Account dashboard', () => {
+  describe('When the account has rendered, synchronously and asynchronously', () => {
+    it('should have usage to show', async () => {
+      for (let i = 0; i < 2; i++) {
+        const res = await call('POST', '/v1/screenshot', { headers: withKey(owner.accessKey), json: { url: `${fixture.origin}/`, format: 'png' } });
+        expect(res.status).toBe(200);
+      }
+      const accepted = await call('POST', '/v1/screenshot', {
+        headers: withKey(owner.accessKey),
+        json: { url: `${fixture.origin}/red`, format: 'png', async: true, webhook_url: `${receiver.url}/hooks/dash` },
+      });
+      expect(accepted.status).toBe(202);
+      asyncRenderId = accepted.json<{ id: string }>().id;
+      await until(() => receiver.accepted().length === 1, 60_000, 'the webhook of the async render');
+    });
+  });
+
+  describe('When someone signs in with a wrong secret key', () => {
+    it('should show a clear message and never open a session', async () => {
+      await page.goto(`${base}/dashboard`, { waitUntil: 'domcontentloaded' });
+      await visible('#sign-in-form');
+      await shoot('sign-in');
+      await signInThroughPage(owner.accessKey, `${owner.secretKey.slice(0, -4)}xxxx`);
+      await page.waitForFunction(() => (document.getElementById('sign-in-error')?.textContent ?? '').length > 0);
+      expect(await textOf('#sign-in-error')).toMatch(/do not match an account/);
+      expect(await sessionCookie()).toBeUndefined();
+      expect(await page.$eval('#app', (el) => (el as HTMLElement).hidden)).toBe(true);
+
+      const res = await call('POST', '/dashboard/api/sign-in', { json: { access_key: owner.accessKey, secret_key: 'sk_wrong' } });
+      expect(res.status).toBe(401);
+      expect(res.json()).toMatchObject({ statusCode: 401, code: 'keys_invalid' });
+      expect(res.headers['set-cookie']).toBeUndefined();
+    });
+
+    it('should be refused at the rate limit of the API, even with the right secret key after it', async () => {
+      const free = await admin.create('free', 'Free guesser');
+      secrets.push(free.secretKey);
+      const attempts: HttpsResponse[] = [];
+      for (let i = 0; i < 6; i++) {
+        attempts.push(await call('POST', '/dashboard/api/sign-in', { json: { access_key: free.accessKey, secret_key: `sk_guess_${i}` } }));
+      }
+      expect(attempts.slice(0, 5).map((r) => r.status)).toEqual([401, 401, 401, 401, 401]);
+      expect(attempts[5]!.status).toBe(429);
+      expect(attempts[5]!.json()).toMatchObject({ code: 'rate_limited' });
+      expect(Number(attempts[5]!.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      const right = await call('POST', '/dashboard/api/sign-in', { json: { access_key: free.accessKey, secret_key: free.secretKey } });
+      expect(right.status).toBe(429);
+    });
+  });
+
+  describe('When the owner signs in with both keys', () => {
+    it('should set an HttpOnly, Secure, SameSite=Strict session cookie for 12 hours', async () => {
+      const res = await call('POST', '/dashboard/api/sign-in', { json: { access_key: owner.accessKey, secret_key: owner.secretKey } });
+      expect(res.status).toBe(200);
+      const cookie = String(res.headers['set-cookie']);
+      expect(cookie).toMatch(/^dashboard_session=[A-Za-z0-9_-]{43};/);
+      expect(cookie).toMatch(/HttpOnly/);
+      expect(cookie).toMatch(/Secure/);
+      expect(cookie).toMatch(/SameSite=Strict/);
+      expect(cookie).toMatch(/Max-Age=43200/);
+      expect(cookie).not.toContain(owner.secretKey);
+    });
+
+    it('should show the usage GET /v1/usage reports, with a chart by day that adds up to it', async () => {
+      await signInThroughPage(owner.accessKey, owner.secretKey);
+      await visible('#view-overview');
+      await page.waitForFunction(() => document.getElementById('ov-quota')?.textContent !== '–' && document.querySelector('#ov-chart svg'));
+      const usageNow = async () => (await call('GET', '/v1/usage', { headers: withKey(owner.accessKey) })).json<{ hits: { quota: number; used: number; remaining: number } }>();
+      await poll(async () => (await usageNow()).hits.used === 3, 10_000, 'the async render counted');
+      await page.reload({ waitUntil: 'domcontentloaded' });
+      await page.waitForFunction(() => document.getElementById('ov-quota')?.textContent !== '–' && document.querySelector('#ov-chart svg'));
+      const usage = await usageNow();
+      expect(digits(await textOf('#ov-used'))).toBe(usage.hits.used);
+      expect(digits(await textOf('#ov-quota'))).toBe(usage.hits.quota);
+      expect(digits(await textOf('#ov-remaining'))).toBe(usage.hits.remaining);
+      expect(await textOf('#ov-plan')).toBe('scale');
+      expect(digits(await textOf('#ov-rate'))).toBe(150);
+      const bars = await page.$$eval('#ov-chart rect.bar', (rects) => rects.map((r) => Number(r.getAttribute('data-used'))));
+      expect(bars.length).toBe(new Date().getUTCDate());
+      expect(bars.reduce((a, b) => a + b, 0)).toBe(usage.hits.used);
+      expect(bars[bars.length - 1]).toBe(3);
+      await shoot('overview');
+    });
+  });
+
+  describe('When the owner opens Keys', () => {
+    it('should show the access key, reveal the secret key on demand, and switch signatures on and off', async () => {
+      await goTo('keys');
+      expect(await textOf('#keys-access')).toBe(owner.accessKey);
+      expect(await textOf('#keys-secret')).not.toContain('sk_');
+      await page.click('#keys-reveal');
+      await page.waitForFunction(() => document.getElementById('keys-secret')?.textContent?.startsWith('sk_'));
+      expect(await textOf('#keys-secret')).toBe(owner.secretKey);
+      await page.click('#keys-reveal');
+      await page.waitForFunction(() => !document.getElementById('keys-secret')?.textContent?.startsWith('sk_'));
+
+      await page.click('#keys-signatures');
+      await poll(async () => (await call('GET', `/v1/screenshot?url=${encodeURIComponent(`${fixture.origin}/`)}`, { headers: withKey(owner.accessKey) })).status === 401, 10_000, 'signatures required');
+      const unsigned = await call('GET', `/v1/screenshot?url=${encodeURIComponent(`${fixture.origin}/`)}`, { headers: withKey(owner.accessKey) });
+      expect(unsigned.json()).toMatchObject({ code: 'signature_required' });
+      await shoot('keys');
+    });
+  });
+
+  describe('When the owner renders in the playground (signatures required)', () => {
+    it('should sign the request, show the image inline, and give a curl command and a signed GET link that work', async () => {
+      await goTo('playground');
+      await page.type('#pg-url', `${fixture.origin}/`);
+      await page.select('#pg-format', 'png');
+      await page.type('#pg-viewport_width', '800');
+      await page.type('#pg-viewport_height', '600');
+      await page.click('#pg-render');
+      await page.waitForSelector('#pg-image', { visible: true, timeout: 60_000 });
+      await page.waitForFunction(() => (document.getElementById('pg-image') as HTMLImageElement).naturalWidth > 0);
+      const size = await page.$eval('#pg-image', (img) => [(img as HTMLImageElement).naturalWidth, (img as HTMLImageElement).naturalHeight]);
+      expect(size).toEqual([800, 600]);
+
+      await page.click('#pg-curl');
+      await page.waitForFunction(() => (document.getElementById('pg-snippet') as HTMLTextAreaElement).value.startsWith('curl'));
+      const curl = await page.$eval('#pg-snippet', (t) => (t as HTMLTextAreaElement).value);
+      expect(curl).toContain(`X-Access-Key: ${owner.accessKey}`);
+      expect(curl).toMatch(/X-Signature: [0-9a-f]{64}/);
+      expect(curl).not.toContain(owner.secretKey);
+
+      await page.click('#pg-link');
+      await page.waitForFunction(() => (document.getElementById('pg-snippet') as HTMLTextAreaElement).value.startsWith('https://'));
+      const link = await page.$eval('#pg-snippet', (t) => (t as HTMLTextAreaElement).value);
+      expect(link).toMatch(/&signature=[0-9a-f]{64}$/);
+      expect(link).not.toContain(owner.secretKey);
+      const fetched = await httpsRequest(link.replace(base, `https://127.0.0.1:${stack.port}`), { ca: stack.certPem, servername: 'localhost' });
+      expect(fetched.status).toBe(200);
+      expect(await imageInfo(fetched.body)).toMatchObject({ format: 'png', width: 800, height: 600 });
+      const tampered = await httpsRequest(link.replace('viewport_width=800', 'viewport_width=801').replace(base, `https://127.0.0.1:${stack.port}`), {
+        ca: stack.certPem,
+        servername: 'localhost',
+      });
+      expect(tampered.status).toBe(403);
+      await shoot('playground');
+    });
+
+    it('should show the API validation message beside the field', async () => {
+      await page.$eval('#pg-viewport_width', (el) => ((el as HTMLInputElement).value = '-5'));
+      await page.click('#pg-render');
+      await page.waitForFunction(() => (document.getElementById('pg-viewport_width-error')?.textContent ?? '').length > 0);
+      const body = JSON.stringify({ url: `${fixture.origin}/`, viewport_width: -5 });
+      const api = await call('POST', '/v1/screenshot', {
+        headers: { ...withKey(owner.accessKey), 'content-type': 'application/json', 'x-signature': createHmac('sha256', owner.secretKey).update(body).digest('hex') },
+        body,
+      });
+      expect(api.status).toBe(400);
+      const expected = api.json<{ details: { parameter: string; message: string }[] }>().details.find((d) => d.parameter === 'viewport_width')!.message;
+      expect(await textOf('#pg-viewport_width-error')).toBe(expected);
+      expect(await page.$eval('#pg-viewport_width', (el) => el.getAttribute('aria-invalid'))).toBe('true');
+    });
+  });
+
+  describe('When the owner switches signatures off again', () => {
+    it('should accept unsigned render requests at once', async () => {
+      await goTo('keys');
+      expect(await page.$eval('#keys-signatures', (el) => (el as HTMLInputElement).checked)).toBe(true);
+      await page.click('#keys-signatures');
+      await poll(async () => (await call('GET', '/v1/usage', { headers: withKey(owner.accessKey) })).status === 200, 10_000, 'signatures off');
+      const res = await call('POST', '/v1/scrape', { headers: withKey(owner.accessKey), json: { url: `${fixture.origin}/` } });
+      expect(res.status).toBe(200);
+    });
+  });
+
+  describe('When the owner manages a task', () => {
+    let taskId: number;
+    // Read through the dashboard's own API (the page's session), which costs no rate limit.
+    const runsOf = async () => {
+      const { tasks } = await page.evaluate(async () => (await fetch('/dashboard/api/tasks')).json() as Promise<{ tasks: { id: number; runs: number; enabled: boolean }[] }>);
+      return tasks.find((t) => t.id === taskId) ?? { runs: -1, enabled: undefined };
+    };
+    const historyRows = async () => {
+      await page.click(`tr[data-task-id="${taskId}"] .row-actions button`);
+      await visible('#task-runs');
+      return page.$$eval('#task-runs-body tr', (rows) => rows.map((r) => ({ outcome: r.querySelector('.status')?.textContent, link: r.querySelector('a')?.getAttribute('href') ?? null })));
+    };
+
+    it('should show the API validation messages beside the fields', async () => {
+      await goTo('tasks');
+      await page.type('#task-query', 'format=png');
+      await page.$eval('#task-timezone', (el) => ((el as HTMLInputElement).value = 'Mars/Olympus'));
+      await page.click('#task-form button[type="submit"]');
+      await page.waitForFunction(() => (document.getElementById('task-name-error')?.textContent ?? '').length > 0);
+      const api = (
+        await call('POST', '/v1/tasks', { headers: withKey(owner.accessKey), json: { name: '', api: 'screenshot', query: 'format=png', frequency: 'every_day', timezone: 'Mars/Olympus', enabled: true } })
+      ).json<{ details: { parameter: string; message: string }[] }>();
+      const message = (p: string) => api.details.filter((d) => d.parameter === p).map((d) => d.message).join(' ');
+      expect(await textOf('#task-name-error')).toBe(message('name'));
+      expect(await textOf('#task-timezone-error')).toBe(message('timezone'));
+      expect(await textOf('#task-query-error')).toBe(api.details.filter((d) => d.parameter.startsWith('query')).map((d) => d.message).join(' '));
+      await shoot('tasks-invalid');
+    });
+
+    it('should create an every_minute task and show it run, its history growing with results', async () => {
+      await page.$eval('#task-query', (el) => ((el as HTMLInputElement).value = ''));
+      await page.$eval('#task-timezone', (el) => ((el as HTMLInputElement).value = 'Etc/UTC'));
+      await page.type('#task-name', 'Dashboard fixture');
+      await page.type('#task-query', `url=${encodeURIComponent(`${fixture.origin}/dash-task`)}&format=png`);
+      await page.select('#task-frequency', 'every_minute');
+      await page.click('#task-form button[type="submit"]');
+      await page.waitForSelector('#tasks-table tr[data-task-id]', { timeout: 30_000 });
+      taskId = Number(await page.$eval('#tasks-table tr[data-task-id]', (r) => r.getAttribute('data-task-id')));
+      expect(await page.$eval('#task-name-error', (el) => el.textContent)).toBe('');
+
+      await poll(async () => (await runsOf()).runs >= 1, 80_000, 'the first run');
+      await poll(async () => (await historyRows()).some((r) => r.outcome === 'succeeded'), 40_000, 'a succeeded run in the history');
+      const first = await historyRows();
+      await poll(async () => (await runsOf()).runs >= 2, 80_000, 'the second run');
+      await poll(async () => (await historyRows()).filter((r) => r.outcome === 'succeeded').length >= 2, 40_000, 'the history growing');
+      const grown = await historyRows();
+      expect(grown.length).toBeGreaterThan(first.length);
+      expect(fixture.hits('/dash-task')).toBeGreaterThanOrEqual(2);
+      const result = await httpsRequest(grown.find((r) => r.link)!.link!.replace(base, `https://127.0.0.1:${stack.port}`), { ca: stack.certPem, servername: 'localhost' });
+      expect(result.status).toBe(200);
+      expect(await imageInfo(result.body)).toMatchObject({ format: 'png' });
+      await goTo('overview');
+      await goTo('tasks');
+      await page.waitForFunction((id) => Number(document.querySelector(`tr[data-task-id="${id}"] .runs`)?.textContent) >= 2, {}, taskId);
+      await historyRows();
+      await shoot('tasks');
+    }, 240_000);
+
+    it('should disable it, then delete it', async () => {
+      await page.click(`tr[data-task-id="${taskId}"] input[role="switch"]`);
+      await poll(async () => (await runsOf()).enabled === false, 10_000, 'the task disabled');
+      expect((await call('GET', `/v1/tasks/${taskId}`, { headers: withKey(owner.accessKey) })).json()).toMatchObject({ enabled: false });
+      page.once('dialog', (d) => void d.accept());
+      await page.click(`tr[data-task-id="${taskId}"] button[aria-label^="Delete"]`);
+      await page.waitForFunction((id) => !document.querySelector(`tr[data-task-id="${id}"]`), {}, taskId);
+      expect((await call('GET', `/v1/tasks/${taskId}`, { headers: withKey(owner.accessKey) })).status).toBe(404);
+    });
+  });
+
+  describe('When the owner opens Renders', () => {
+    it('should list the async render with its result link and webhook delivery', async () => {
+      await goTo('renders');
+      const row = await page.waitForSelector(`tr[data-render-id="${asyncRenderId}"]`, { timeout: 10_000 });
+      const cells = await row!.$$eval('td', (tds) => tds.map((td) => td.textContent ?? ''));
+      expect(cells[1]).toContain('succeeded');
+      expect(cells[5]).toContain('delivered');
+      expect(cells[5]).toContain('1 attempt');
+      const link = await row!.$eval('a', (a) => a.getAttribute('href')!);
+      const file = await httpsRequest(link.replace(base, `https://127.0.0.1:${stack.port}`), { ca: stack.certPem, servername: 'localhost' });
+      expect(file.status).toBe(200);
+      await shoot('renders');
+    });
+  });
+
+  describe('When a change comes without the CSRF token', () => {
+    it('should be refused, and accepted with it', async () => {
+      const token = (await sessionCookie())!;
+      const without = await call('POST', '/dashboard/api/keys/secret', { headers: cookieHeader(token) });
+      expect(without.status).toBe(403);
+      expect(without.json()).toMatchObject({ code: 'csrf_token_invalid' });
+      const wrong = await call('PUT', '/dashboard/api/keys/signatures', { headers: { ...cookieHeader(token), 'x-csrf-token': 'forged' }, json: { required: true } });
+      expect(wrong.status).toBe(403);
+      const { csrf_token } = (await call('GET', '/dashboard/api/session', { headers: cookieHeader(token) })).json<{ csrf_token: string }>();
+      const crossSite = await call('POST', '/dashboard/api/keys/secret', {
+        headers: { ...cookieHeader(token), 'x-csrf-token': csrf_token, origin: 'https://evil.example' },
+      });
+      expect(crossSite.status).toBe(403);
+      const withToken = await call('POST', '/dashboard/api/keys/secret', { headers: { ...cookieHeader(token), 'x-csrf-token': csrf_token } });
+      expect(withToken.status).toBe(200);
+    });
+  });
+
+  describe('When the owner rotates the keys', () => {
+    let rotated: { accessKey: string; secretKey: string };
+    let oldCookie: string;
+
+    it('should show the new keys once and refuse the old access key on the API at once', async () => {
+      oldCookie = (await sessionCookie())!;
+      await goTo('keys');
+      await page.click('#keys-rotate');
+      await visible('#rotate-dialog');
+      await page.click('#rotate-confirm');
+      await visible('#keys-new');
+      rotated = { accessKey: await textOf('#keys-new-access'), secretKey: await textOf('#keys-new-secret') };
+      secrets.push(rotated.secretKey);
+      const old = await call('GET', '/v1/usage', { headers: withKey(owner.accessKey) });
+      expect(old.status).toBe(401);
+      expect(old.json()).toEqual({ statusCode: 401, error: 'Unauthorized', message: 'Invalid access key', code: 'access_key_invalid' });
+      const fresh = await call('GET', '/v1/usage', { headers: withKey(rotated.accessKey) });
+      expect({ status: fresh.status, body: fresh.json() }).toMatchObject({ status: 200 });
+      expect(await textOf('#keys-access')).toBe(rotated.accessKey);
+      await shoot('keys-rotated');
+      await goTo('overview');
+      await goTo('keys');
+      expect(await page.$eval('#keys-new', (el) => (el as HTMLElement).hidden)).toBe(true);
+    });
+
+    it('should refuse the session cookie issued before the rotation, and keep this one working', async () => {
+      const before = await call('GET', '/dashboard/api/session', { headers: cookieHeader(oldCookie) });
+      expect(before.status).toBe(401);
+      expect(before.json()).toMatchObject({ code: 'session_expired' });
+      const current = (await sessionCookie())!;
+      expect(current).not.toBe(oldCookie);
+      expect((await call('GET', '/dashboard/api/session', { headers: cookieHeader(current) })).status).toBe(200);
+    });
+
+    it('should ask to sign in again when the session ends, keeping what was typed', async () => {
+      await goTo('tasks');
+      await page.type('#task-name', 'Typed before expiry');
+      await page.deleteCookie({ name: 'dashboard_session', url: `${base}/dashboard` });
+      await page.evaluate(() => (location.hash = 'renders'));
+      await visible('#sign-in.overlay');
+      expect(await textOf('#sign-in-title')).toBe('Sign in again to continue');
+      await shoot('session-expired');
+      await signInThroughPage(rotated.accessKey, rotated.secretKey);
+      await page.waitForSelector('#sign-in', { hidden: true });
+      await goTo('tasks');
+      expect(await page.$eval('#task-name', (el) => (el as HTMLInputElement).value)).toBe('Typed before expiry');
+    });
+
+    it('should sign out and end the session', async () => {
+      const token = (await sessionCookie())!;
+      await Promise.all([page.waitForNavigation({ waitUntil: 'domcontentloaded' }), page.click('#sign-out')]);
+      await visible('#sign-in-form');
+      expect(await sessionCookie()).toBeUndefined();
+      expect((await call('GET', '/dashboard/api/session', { headers: cookieHeader(token) })).status).toBe(401);
+    });
+  });
+
+  describe('When the suite is over', () => {
+    it('should have written no secret key to any log and served every asset itself', async () => {
+      const logDir = join(stack.dataDir, 'logs');
+      const logs = readdirSync(logDir).map((f) => readFileSync(join(logDir, f), 'utf8')).join('\n');
+      for (const secret of secrets) expect(logs).not.toContain(secret);
+      const pageHtml = (await call('GET', '/dashboard')).body.toString('utf8');
+      expect(pageHtml).not.toMatch(/(src|href)="(https?:)?\/\//);
+      const csp = String((await call('GET', '/dashboard')).headers['content-security-policy']);
+      expect(csp).toContain("default-src 'self'");
+    });
+  });
+});
