@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { createLogger } from '@app/logging';
+import { AppError } from '@app/errors';
+import type { AuthQuota } from '../application/ports.js';
+import type { RenderSync } from '../application/render-sync.js';
+import { buildServer } from '../http/build-server.js';
+import type { AccountConsole, ConsoleAccount, SessionRecord } from './ports.js';
+import { dashboardSessions } from './sessions.js';
+
+// The dashboard's HTTP surface with fake ports: cookie attributes, CSRF and origin checks, sessions.
+const account: ConsoleAccount = {
+  accountId: 'acc_1',
+  name: 'Demo',
+  plan: 'scale',
+  signatureRequired: false,
+  billingStatus: 'paid',
+  rateLimitPerMinute: 150,
+  monthlyQuota: 50_000,
+  keyGeneration: 'g1',
+};
+let generation = 'g1';
+const revealed: string[] = [];
+const console_ = {
+  signIn: async (accessKey: string, secretKey: string) => {
+    if (accessKey !== 'ak_1' || secretKey !== 'sk_1') throw new AppError('keys_invalid', 'The access key and secret key do not match an account.');
+    return { ...account, keyGeneration: generation };
+  },
+  account: async () => ({ ...account, keyGeneration: generation }),
+  revealSecretKey: async (id: string) => {
+    revealed.push(id);
+    return 'sk_1';
+  },
+  dailyUsage: async () => ({ month: '2026-11', days: [{ day: '2026-11-01', used: 4 }] }),
+} as unknown as AccountConsole;
+const authQuota = {
+  usage: async () => ({ hits: { quota: 100, used: 4, remaining: 96 }, concurrency: { limit: 40, remaining: 40, reset: 0 } }),
+} as unknown as AuthQuota;
+const records = new Map<string, SessionRecord>();
+const clock = { now: () => new Date() };
+
+let app: FastifyInstance;
+
+beforeAll(async () => {
+  app = await buildServer({
+    logger: createLogger('edge-http-test', { level: 'silent' }),
+    bodyLimitBytes: 1024 * 1024,
+    authQuota,
+    renderSync: (async () => undefined) as unknown as RenderSync,
+    health: async () => ({}),
+    dashboard: {
+      sessions: dashboardSessions({
+        store: { put: async (id, r) => void records.set(id, r), get: async (id) => records.get(id), remove: async (id) => void records.delete(id) },
+        console: console_,
+        clock,
+      }),
+      console: console_,
+      authQuota,
+      clock,
+    },
+  });
+});
+
+afterAll(async () => app.close());
+
+const signIn = async () => {
+  const res = await app.inject({ method: 'POST', url: '/dashboard/api/sign-in', payload: { access_key: 'ak_1', secret_key: 'sk_1' } });
+  const token = /dashboard_session=([^;]+)/.exec(String(res.headers['set-cookie']))![1]!;
+  return { res, token, csrf: res.json<{ csrf_token: string }>().csrf_token };
+};
+
+describe('Dashboard HTTP', () => {
+  describe('When the page is asked for', () => {
+    it('should serve it and its assets from the service with a strict CSP', async () => {
+      const page = await app.inject({ method: 'GET', url: '/dashboard' });
+      expect(page.statusCode).toBe(200);
+      expect(page.headers['content-type']).toMatch(/text\/html/);
+      expect(page.headers['content-security-policy']).toContain("default-src 'self'");
+      expect(page.body).not.toMatch(/(src|href)="(https?:)?\/\//);
+      // (From the sources here: the compiled modules are checked by the e2e suite against the build.)
+      for (const asset of ['/dashboard/assets/app.css']) {
+        expect((await app.inject({ method: 'GET', url: asset })).statusCode).toBe(200);
+      }
+    });
+  });
+
+  describe('When the owner signs in', () => {
+    it('should set the session cookie HttpOnly, Secure, SameSite=Strict for 12 hours, with nothing secret in it', async () => {
+      const { res, token } = await signIn();
+      expect(res.statusCode).toBe(200);
+      const cookie = String(res.headers['set-cookie']);
+      for (const attribute of ['HttpOnly', 'Secure', 'SameSite=Strict', 'Max-Age=43200', 'Path=/dashboard']) expect(cookie).toContain(attribute);
+      expect(cookie).not.toContain('sk_1');
+      expect(cookie).not.toContain('ak_1');
+      expect(res.headers['cache-control']).toBe('no-store');
+      const overview = await app.inject({ method: 'GET', url: '/dashboard/api/overview', cookies: { dashboard_session: token } });
+      expect(overview.json()).toMatchObject({ plan: 'scale', usage: { used: 4 }, daily: { days: [{ used: 4 }] } });
+    });
+
+    it('should refuse wrong keys without a cookie, and name both missing fields', async () => {
+      const wrong = await app.inject({ method: 'POST', url: '/dashboard/api/sign-in', payload: { access_key: 'ak_1', secret_key: 'sk_2' } });
+      expect(wrong.statusCode).toBe(401);
+      expect(wrong.json()).toMatchObject({ code: 'keys_invalid' });
+      expect(wrong.headers['set-cookie']).toBeUndefined();
+      const empty = await app.inject({ method: 'POST', url: '/dashboard/api/sign-in', payload: {} });
+      expect(empty.statusCode).toBe(400);
+      expect(empty.json<{ details: { parameter: string }[] }>().details.map((d) => d.parameter)).toEqual(['access_key', 'secret_key']);
+    });
+  });
+
+  describe('When a change is sent', () => {
+    it('should need the CSRF token and this origin', async () => {
+      const { token, csrf } = await signIn();
+      const cookies = { dashboard_session: token };
+      const before = revealed.length;
+      expect((await app.inject({ method: 'POST', url: '/dashboard/api/keys/secret', cookies })).json()).toMatchObject({ statusCode: 403, code: 'csrf_token_invalid' });
+      expect((await app.inject({ method: 'POST', url: '/dashboard/api/keys/secret', cookies, headers: { 'x-csrf-token': 'x' } })).statusCode).toBe(403);
+      const crossSite = await app.inject({ method: 'POST', url: '/dashboard/api/keys/secret', cookies, headers: { 'x-csrf-token': csrf, origin: 'https://evil.example' } });
+      expect(crossSite.statusCode).toBe(403);
+      const fetchSite = await app.inject({ method: 'POST', url: '/dashboard/api/keys/secret', cookies, headers: { 'x-csrf-token': csrf, 'sec-fetch-site': 'cross-site' } });
+      expect(fetchSite.statusCode).toBe(403);
+      expect(revealed.length).toBe(before);
+      const ok = await app.inject({ method: 'POST', url: '/dashboard/api/keys/secret', cookies, headers: { 'x-csrf-token': csrf } });
+      expect(ok.json()).toEqual({ secret_key: 'sk_1' });
+    });
+  });
+
+  describe('When the keys were rotated elsewhere', () => {
+    it('should end the session', async () => {
+      const { token } = await signIn();
+      generation = 'g2';
+      const res = await app.inject({ method: 'GET', url: '/dashboard/api/session', cookies: { dashboard_session: token } });
+      generation = 'g1';
+      expect(res.statusCode).toBe(401);
+      expect(res.json()).toMatchObject({ code: 'session_expired' });
+    });
+  });
+});
