@@ -4,6 +4,8 @@ import swaggerUi from '@fastify/swagger-ui';
 import { buildOpenApiDocument, type RouteInfo } from './openapi-document.js';
 
 const DOCS_PREFIX = '/docs';
+/** The account dashboard's page and its session-authenticated JSON API are not part of the public API. */
+const DASHBOARD_PREFIX = '/dashboard';
 
 /**
  * Records every route the server registers (method, path, usage), for the API reference. Call it
@@ -12,7 +14,7 @@ const DOCS_PREFIX = '/docs';
 export function collectRoutes(app: FastifyInstance): readonly RouteInfo[] {
   const routes: RouteInfo[] = [];
   app.addHook('onRoute', (route) => {
-    if (route.url.startsWith(DOCS_PREFIX) || (route.schema as { hide?: boolean } | undefined)?.hide) return;
+    if (route.url.startsWith(DOCS_PREFIX) || route.url.startsWith(DASHBOARD_PREFIX) || (route.schema as { hide?: boolean } | undefined)?.hide) return;
     for (const method of [route.method].flat()) routes.push({ method, url: route.url, usage: route.config?.usage });
   });
   return routes;
