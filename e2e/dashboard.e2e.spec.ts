@@ -45,7 +45,8 @@ beforeAll(async () => {
   fixture = await startFixtureServer({
     '/dash-task': (_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<title>Task</title><h1 style="color:#2450c7">Dashboard task</h1>'),
   });
-  stack = await startTestStack({ env: { ALLOW_PRIVATE_TARGETS: '1' } });
+  // Two edges: a session opened on one must hold (and end) on the other.
+  stack = await startTestStack({ edges: 2, env: { ALLOW_PRIVATE_TARGETS: '1' } });
   base = `https://localhost:${stack.port}`;
   admin = accountsAdmin(stack.authQuotaAddress);
   owner = await admin.create('scale', 'Dashboard owner');
@@ -64,7 +65,8 @@ afterAll(async () => {
   await fixture?.close();
 });
 
-const call = (method: string, path: string, o: { headers?: Record<string, string>; json?: unknown; body?: string } = {}) => stack.call(method, path, o);
+const call = (method: string, path: string, o: { headers?: Record<string, string>; json?: unknown; body?: string; edge?: number } = {}) =>
+  stack.call(method, path, o);
 const withKey = (accessKey: string) => ({ 'x-access-key': accessKey });
 const cookieHeader = (token: string) => ({ cookie: `dashboard_session=${token}` });
 const sessionCookie = async () => (await page.cookies()).find((c) => c.name === 'dashboard_session')?.value;
@@ -157,6 +159,10 @@ describe('Account dashboard', () => {
       expect(cookie).toMatch(/SameSite=Strict/);
       expect(cookie).toMatch(/Max-Age=43200/);
       expect(cookie).not.toContain(owner.secretKey);
+      const token = /dashboard_session=([^;]+)/.exec(cookie)![1]!;
+      const elsewhere = await call('GET', '/dashboard/api/session', { edge: 1, headers: cookieHeader(token) });
+      expect(elsewhere.status).toBe(200);
+      expect(elsewhere.json()).toMatchObject({ access_key: owner.accessKey, account: { id: owner.accountId } });
     });
 
     it('should show the usage GET /v1/usage reports, with a chart by day that adds up to it', async () => {
@@ -380,6 +386,7 @@ describe('Account dashboard', () => {
       secrets.push(rotated.secretKey);
       const old = await call('GET', '/v1/usage', { headers: withKey(owner.accessKey) });
       expect(old.status).toBe(401);
+      expect((await call('GET', '/v1/usage', { edge: 1, headers: withKey(owner.accessKey) })).status).toBe(401);
       expect(old.json()).toEqual({ statusCode: 401, error: 'Unauthorized', message: 'Invalid access key', code: 'access_key_invalid' });
       const fresh = await call('GET', '/v1/usage', { headers: withKey(rotated.accessKey) });
       expect({ status: fresh.status, body: fresh.json() }).toMatchObject({ status: 200 });
@@ -391,12 +398,14 @@ describe('Account dashboard', () => {
     });
 
     it('should refuse the session cookie issued before the rotation, and keep this one working', async () => {
-      const before = await call('GET', '/dashboard/api/session', { headers: cookieHeader(oldCookie) });
-      expect(before.status).toBe(401);
-      expect(before.json()).toMatchObject({ code: 'session_expired' });
+      for (const edge of [0, 1]) {
+        const before = await call('GET', '/dashboard/api/session', { edge, headers: cookieHeader(oldCookie) });
+        expect(before.status).toBe(401);
+        expect(before.json()).toMatchObject({ code: 'session_expired' });
+      }
       const current = (await sessionCookie())!;
       expect(current).not.toBe(oldCookie);
-      expect((await call('GET', '/dashboard/api/session', { headers: cookieHeader(current) })).status).toBe(200);
+      expect((await call('GET', '/dashboard/api/session', { edge: 1, headers: cookieHeader(current) })).status).toBe(200);
     });
 
     it('should ask to sign in again when the session ends, keeping what was typed', async () => {
@@ -418,7 +427,7 @@ describe('Account dashboard', () => {
       await Promise.all([page.waitForNavigation({ waitUntil: 'domcontentloaded' }), page.click('#sign-out')]);
       await visible('#sign-in-form');
       expect(await sessionCookie()).toBeUndefined();
-      expect((await call('GET', '/dashboard/api/session', { headers: cookieHeader(token) })).status).toBe(401);
+      for (const edge of [0, 1]) expect((await call('GET', '/dashboard/api/session', { edge, headers: cookieHeader(token) })).status).toBe(401);
     });
   });
 
