@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import puppeteer, { type Browser } from 'puppeteer-core';
+import type { Browser } from 'puppeteer-core';
 import {
   accountsAdmin,
+  launchTestBrowser,
   openApiValidator,
   startFixtureServer,
   startTestStack,
@@ -126,12 +127,7 @@ describe('Answers of every route against /openapi.json', () => {
 describe('/docs in a browser', () => {
   let browser: Browser;
   beforeAll(async () => {
-    browser = await puppeteer.launch({
-      executablePath: process.env.CHROME_PATH ?? '/usr/bin/chromium',
-      headless: true,
-      acceptInsecureCerts: true,
-      args: process.getuid?.() === 0 ? ['--no-sandbox'] : [],
-    });
+    browser = await launchTestBrowser();
   });
   afterAll(async () => browser?.close());
 

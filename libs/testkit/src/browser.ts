@@ -9,6 +9,7 @@ export function launchTestBrowser(): Promise<Browser> {
     executablePath: process.env.CHROME_PATH ?? '/usr/bin/chromium',
     headless: true,
     acceptInsecureCerts: true,
-    args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+    // Chromium refuses to run its sandbox as root (CI containers).
+    args: [...(process.getuid?.() === 0 ? ['--no-sandbox'] : []), '--disable-dev-shm-usage', '--disable-gpu', '--no-first-run'],
   });
 }
