@@ -79,7 +79,9 @@ export async function createApp(config: EdgeConfig, logger: Logger, o: Partial<E
     statusKv: await kvm.open(BUCKETS.renderStatus.name),
     cacheKv: await kvm.open(BUCKETS.renderCache.name),
   });
+  const reservations = o.reservations ?? natsReservationOutcomes(js);
   const dashboard = await buildDashboard({
+    reservations,
     address: config.authQuotaAddress,
     kvm,
     clock,
@@ -99,7 +101,7 @@ export async function createApp(config: EdgeConfig, logger: Logger, o: Partial<E
     tls: config.tls ? { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) } : undefined,
     bodyLimitBytes: config.bodyLimitBytes,
     authQuota,
-    reservations: o.reservations ?? natsReservationOutcomes(js),
+    reservations,
     renderSync: syncRender,
     asyncRenders: asyncRenders.http,
     tasks: { scheduler, publicUrl: config.publicUrl },

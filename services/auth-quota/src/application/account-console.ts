@@ -4,7 +4,7 @@ import type { OpenAccountState } from '../domain/account/account.js';
 import type { Plan, PlanLimits } from '../domain/account/plans.js';
 import { hmacHex } from '../domain/account/signature.js';
 import { daysOfMonthSoFar, type DayUsage } from '../domain/limits/daily-usage.js';
-import { monthOf } from '../domain/limits/quota-ledger.js';
+import { monthOf } from '../domain/limits/account-limits.js';
 import { hashKey } from '../adapters/key-material.js';
 import type { AccountAdmin } from './account-admin.js';
 import type { Admission } from './admission.js';
@@ -54,12 +54,12 @@ export function accountConsole(deps: {
      * An unknown access key touches no account. A known one is counted against the account's rate
      * limit before its secret key is compared (so guessing is as slow as the API allows).
      */
-    signIn(accessKey: string, secretKey: string): ConsoleAccount {
+    async signIn(accessKey: string, secretKey: string): Promise<ConsoleAccount> {
       const account = accessKey ? directory.byAccessKeyHash(hashKey(accessKey)) : undefined;
       if (!account || !secretKey) throw new AppError('keys_invalid', KEYS_INVALID);
       let rateLimit;
       try {
-        rateLimit = admission.admit({ accountId: account.accountId, accessKey: '', usage: 'read', features: [], signedQuery: '', body: new Uint8Array() }).rateLimit;
+        rateLimit = (await admission.admit({ accountId: account.accountId, accessKey: '', usage: 'read', features: [], signedQuery: '', body: new Uint8Array() })).rateLimit;
       } catch (err) {
         // An unpaid invoice blocks the API, not the dashboard that shows it.
         if (!hasCode(err, 'payment_required')) throw err;

@@ -1,5 +1,5 @@
 import { BUCKETS, type Kvm } from '@app/messaging';
-import type { AuthQuota, Clock } from '../application/ports.js';
+import type { AuthQuota, Clock, ReservationOutcomes } from '../application/ports.js';
 import type { GetRenderStatus } from '../application/render-status.js';
 import type { TaskScheduler } from '../http/routes/tasks.routes.js';
 import type { DashboardOptions } from './dashboard.plugin.js';
@@ -11,6 +11,7 @@ import { dashboardSessions } from './sessions.js';
 /** Wiring of the dashboard (part of the composition root): auth-quota's console, the shared session store. */
 export async function buildDashboard(d: {
   address: string;
+  reservations: ReservationOutcomes;
   kvm: Kvm;
   clock: Clock;
   authQuota: AuthQuota;
@@ -25,6 +26,7 @@ export async function buildDashboard(d: {
       sessions: dashboardSessions({ store, console: accountConsole, clock: d.clock }),
       console: accountConsole,
       authQuota: d.authQuota,
+      reservations: d.reservations,
       clock: d.clock,
       scheduler: d.scheduler,
       renders: d.renders,

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import cookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
-import type { AuthQuota, Clock } from '../application/ports.js';
+import type { AuthQuota, Clock, ReservationOutcomes } from '../application/ports.js';
 import type { GetRenderStatus } from '../application/render-status.js';
 import type { TaskScheduler } from '../http/routes/tasks.routes.js';
 import type { AccountConsole, RecentRenders } from './ports.js';
@@ -17,6 +17,8 @@ export interface DashboardOptions {
   sessions: DashboardSessions;
   console: AccountConsole;
   authQuota: AuthQuota;
+  /** Settles the quota a dashboard change reserved (a task creation), as the API's requests do. */
+  reservations?: ReservationOutcomes | undefined;
   clock: Clock;
   scheduler?: TaskScheduler | undefined;
   renders?: { recent: RecentRenders; getRenderStatus: GetRenderStatus } | undefined;
@@ -68,7 +70,7 @@ export async function dashboardPlugin(app: FastifyInstance, opts: DashboardOptio
           await signedIn.register(dashboardTaskRoutes, {
             scheduler: opts.scheduler,
             console: opts.console,
-            authQuota: opts.authQuota,
+            reservations: opts.reservations,
             publicUrl: opts.publicUrl,
           });
         }

@@ -19,7 +19,7 @@ export function accountConsoleService(deps: { console: AccountConsole; logger: L
   const c = deps.console;
   const h = <Req, Res>(fn: (req: Req) => Promise<Res> | Res) => unaryHandler<Req, Res>(async (req) => fn(req), deps.logger);
   return {
-    signIn: h(async (req) => ({ account: toMessage(c.signIn(req.access_key, req.secret_key)) })),
+    signIn: h(async (req) => ({ account: toMessage(await c.signIn(req.access_key, req.secret_key)) })),
     getConsoleAccount: h(async (req) => ({ account: toMessage(c.account(req.account_id)) })),
     revealSecretKey: h(async (req) => ({ secret_key: c.revealSecretKey(req.account_id) })),
     rotateConsoleKeys: h(async (req) => {

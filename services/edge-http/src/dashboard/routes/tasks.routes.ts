@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AuthQuota } from '../../application/ports.js';
+import type { ReservationOutcomes } from '../../application/ports.js';
 import { taskFieldsOf, taskIdOf, type TaskScheduler } from '../../http/routes/tasks.routes.js';
 import { filesBaseUrl } from '../../http/reservation.js';
 import type { AccountConsole } from '../ports.js';
@@ -10,19 +10,27 @@ import type { AccountConsole } from '../ports.js';
  */
 export async function dashboardTaskRoutes(
   app: FastifyInstance,
-  opts: { scheduler: TaskScheduler; console: AccountConsole; authQuota: AuthQuota; publicUrl?: string | undefined },
+  opts: { scheduler: TaskScheduler; console: AccountConsole; reservations?: ReservationOutcomes | undefined; publicUrl?: string | undefined },
 ) {
   const { scheduler } = opts;
   const accountOf = (request: FastifyRequest) => request.dashboardSession!.account.accountId;
 
   const admitted = async <T>(request: FastifyRequest, usage: 'task_create' | 'task_other', change: () => Promise<T>): Promise<T> => {
-    const { reservationId } = await opts.console.admit(accountOf(request), usage, ['tasks']);
+    const accountId = accountOf(request);
+    const { reservationId } = await opts.console.admit(accountId, usage, ['tasks']);
+    // No render job carries this reservation: its end is announced, and auth-quota settles it.
+    const ended = (succeeded: boolean) =>
+      reservationId && opts.reservations
+        ? opts.reservations
+            .endedWithoutJob({ accountId, reservationId, succeeded })
+            .catch((err: unknown) => request.log.error({ err }, 'announcing the end of a quota reservation failed'))
+        : undefined;
     try {
       const result = await change();
-      if (reservationId) await opts.authQuota.commit(reservationId);
+      await ended(true);
       return result;
     } catch (err) {
-      if (reservationId) await opts.authQuota.release(reservationId).catch((e: unknown) => request.log.error({ err: e }, 'quota release failed'));
+      await ended(false);
       throw err;
     }
   };
