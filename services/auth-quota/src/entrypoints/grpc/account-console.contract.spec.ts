@@ -9,6 +9,10 @@ import { AccountConsoleServiceClient } from '@app/proto/authquota/console';
 import { callUnary } from '@app/rpc';
 import { createLogger } from '@app/logging';
 import { isAppError } from '@app/errors';
+import { SUBJECTS, connectNats, jetstream, type NatsConnection } from '@app/messaging';
+import { RenderFinished } from '@app/proto/render';
+import { startNatsServer, type RunningNats } from '@app/stack';
+import { until } from '@app/testkit';
 import { createApp, type AuthQuotaApp } from '../../app.js';
 import { parseConfig } from '../../config.js';
 
@@ -17,6 +21,8 @@ let app: AuthQuotaApp;
 let api: AuthQuotaServiceClient;
 let console_: AccountConsoleServiceClient;
 let dataDir: string;
+let nats: RunningNats;
+let nc: NatsConnection;
 
 const codeOf = async (p: Promise<unknown>) => {
   try {
@@ -35,7 +41,9 @@ const signIn = (access_key: string, secret_key: string) => callUnary(console_, c
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'auth-quota-console-'));
-  const config = parseConfig({ DATA_DIR: dataDir, AUTH_QUOTA_GRPC_ADDR: '127.0.0.1:0', AUTH_QUOTA_HEALTH_PORT: '0', PLAN_FREE_RATE_LIMIT: '3' });
+  nats = await startNatsServer({ storeDir: join(dataDir, 'nats') });
+  nc = await connectNats({ servers: nats.url, name: 'console-test' });
+  const config = parseConfig({ DATA_DIR: dataDir, NATS_URL: nats.url, AUTH_QUOTA_GRPC_ADDR: '127.0.0.1:0', AUTH_QUOTA_HEALTH_PORT: '0', PLAN_FREE_RATE_LIMIT: '3' });
   app = await createApp(config, createLogger('auth-quota-test', { level: 'silent' }));
   await app.start();
   api = new AuthQuotaServiceClient(`127.0.0.1:${app.grpcPort()}`, credentials.createInsecure());
@@ -46,6 +54,8 @@ afterAll(async () => {
   api?.close();
   console_?.close();
   await app?.stop();
+  await nc?.close();
+  await nats?.stop();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -100,8 +110,18 @@ describe('AccountConsoleService over gRPC', () => {
       const a = await open('basic');
       for (let i = 0; i < 2; i++) {
         const admitted = await callUnary(api, api.admitRequest, { access_key: a.accessKey, usage: 'render', features: [], signed_query: '', body: Buffer.alloc(0) });
-        await callUnary(api, api.commitQuota, { reservation_id: admitted.reservation_id! });
+        // A render's reservation settles from its outcome on the bus.
+        const event = RenderFinished.fromPartial({
+          job_id: `job-${admitted.reservation_id}`,
+          account_id: a.id,
+          status: 'succeeded',
+          origin: 'api',
+          reservation_id: admitted.reservation_id!,
+          result: { object_name: 'x', content_type: 'image/png', extension: 'png', size: 1, headers: {}, expires_unix_ms: 0 },
+        });
+        await jetstream(nc).publish(SUBJECTS.renderFinished(event.job_id), RenderFinished.encode(event).finish());
       }
+      await until(async () => (await callUnary(api, api.getUsage, { account_id: a.id })).used === 2, 10_000, 'two committed renders');
       const daily = await callUnary(console_, console_.getDailyUsage, { account_id: a.id });
       const today = new Date().toISOString().slice(0, 10);
       expect(daily.month).toBe(today.slice(0, 7));
