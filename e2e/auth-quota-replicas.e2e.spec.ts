@@ -38,6 +38,9 @@ beforeAll(async () => {
       PLAN_FREE_RATE_LIMIT: '1000',
       PLAN_SCALE_QUOTA: '20',
       PLAN_SCALE_RATE_LIMIT: '1000',
+      // Admission is the subject here, not load shedding: a burst queued behind one renderer waits
+      // for it instead of being answered 503 renderer_unavailable after the default 3 s.
+      EDGE_RENDER_START_TIMEOUT_MS: '60000',
     },
   });
   admin = accountsAdmin(stack.authQuotaAddress);

@@ -67,6 +67,10 @@ describe('Answers of every route against /openapi.json', () => {
         await call('GET', `/v1/${op}?url=${page}&delay=99`, { headers: key() });
         await call('POST', `/v1/${op}`, { json: { url: `${fixture.origin}/` } });
       }
+      await call('GET', `/v1/screencast?html=${encodeURIComponent(html)}&duration=1&viewport_width=64&viewport_height=48`, { headers: key() });
+      await call('POST', '/v1/screencast', { headers: key(), json: { html, duration: 1, format: 'webm', viewport_width: 64, viewport_height: 48 } });
+      await call('GET', `/v1/screencast?html=${encodeURIComponent(html)}&duration=31`, { headers: key() });
+      await call('POST', '/v1/screencast', { headers: key(), json: { html, scroll_by_amount: 10 } });
       await call('GET', `/v1/screenshot?html=${encodeURIComponent(html)}&viewport_width=0&headers=${encodeURIComponent('X-A: 1,X-B: 2')}`, { headers: key() });
 
       const accepted = await call('POST', '/v1/screenshot', { headers: key(), json: { html, async: true } });

@@ -106,7 +106,9 @@ async function capture(
     await abortable(first, opts.signal);
     const startedAt = Date.now();
     opts.scenario?.().catch(() => undefined);
-    await sleep(Math.max(0, opts.durationMs - (Date.now() - startedAt)), undefined, { signal: opts.signal });
+    await sleep(Math.max(0, opts.durationMs - (Date.now() - startedAt)), undefined, { signal: opts.signal }).catch((err: unknown) => {
+      throw opts.signal.aborted ? opts.signal.reason : err; // timers/promises rejects with its own AbortError
+    });
   } finally {
     session.off('Page.screencastFrame', onFrame);
     await session.send('Page.stopScreencast').catch(() => undefined);
