@@ -169,7 +169,7 @@ describe('Account dashboard', () => {
       await signInThroughPage(owner.accessKey, owner.secretKey);
       await visible('#view-overview');
       await page.waitForFunction(() => document.getElementById('ov-quota')?.textContent !== '–' && document.querySelector('#ov-chart svg'));
-      const usageNow = async () => (await call('GET', '/v1/usage', { headers: withKey(owner.accessKey) })).json<{ hits: { quota: number; used: number; remaining: number } }>();
+      const usageNow = async () => (await call('GET', '/v1/usage', { headers: withKey(owner.accessKey) })).json<{ hits: { quota: number; used: number; remaining: number }; renders: { limit: number; in_flight: number } }>();
       await poll(async () => (await usageNow()).hits.used === 3, 10_000, 'the async render counted');
       await page.reload({ waitUntil: 'domcontentloaded' });
       await page.waitForFunction(() => document.getElementById('ov-quota')?.textContent !== '–' && document.querySelector('#ov-chart svg'));
@@ -179,6 +179,9 @@ describe('Account dashboard', () => {
       expect(digits(await textOf('#ov-remaining'))).toBe(usage.hits.remaining);
       expect(await textOf('#ov-plan')).toBe('scale');
       expect(digits(await textOf('#ov-rate'))).toBe(150);
+      expect(usage.renders).toEqual({ limit: 25, in_flight: 0 });
+      expect(digits(await textOf('#ov-inflight'))).toBe(usage.renders.in_flight);
+      expect(digits(await textOf('#ov-inflight-limit'))).toBe(usage.renders.limit);
       const bars = await page.$$eval('#ov-chart rect.bar', (rects) => rects.map((r) => Number(r.getAttribute('data-used'))));
       expect(bars.length).toBe(new Date().getUTCDate());
       expect(bars.reduce((a, b) => a + b, 0)).toBe(usage.hits.used);

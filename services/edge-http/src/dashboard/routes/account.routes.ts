@@ -25,8 +25,7 @@ export async function accountRoutes(
       billing_status: account.billingStatus,
       usage: usage.hits,
       rate_limit: usage.concurrency,
-      // In-flight renders, when auth-quota reports them (GET /v1/usage's `renders`).
-      renders: (usage as { renders?: unknown }).renders ?? null,
+      renders: usage.renders,
       daily,
     };
   });

@@ -7,7 +7,7 @@ interface Overview {
   billing_status: string;
   usage: { quota: number; used: number; remaining: number };
   rate_limit: { limit: number; remaining: number; reset: number };
-  renders: { limit: number; in_flight: number } | null;
+  renders: { limit: number; in_flight: number };
   daily: { month: string; days: { day: string; used: number }[] };
 }
 
@@ -24,11 +24,8 @@ export async function showOverview(): Promise<void> {
   $('ov-meter-bar').style.width = `${percent}%`;
   text('ov-rate', formatNumber(o.rate_limit.limit));
   text('ov-rate-remaining', formatNumber(o.rate_limit.remaining));
-  $('ov-inflight-card').hidden = !o.renders;
-  if (o.renders) {
-    text('ov-inflight', formatNumber(o.renders.in_flight));
-    text('ov-inflight-limit', formatNumber(o.renders.limit));
-  }
+  text('ov-inflight', formatNumber(o.renders.in_flight));
+  text('ov-inflight-limit', formatNumber(o.renders.limit));
   const month = new Date(`${o.daily.month}-01T00:00:00Z`).toLocaleString(undefined, { month: 'long', year: 'numeric', timeZone: 'UTC' });
   text('chart-month', `${month} (UTC)`);
   drawn = o.daily.days;
