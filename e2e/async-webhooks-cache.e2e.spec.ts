@@ -91,6 +91,8 @@ describe('POST /v1/screenshot with async=true and a webhook_url', () => {
       expect(d!.standardOk).toBe(true);
       expect(d!.plainOk).toBe(true);
       expect(d!.headers['webhook-id']).toBe(id);
+      // No trace context leaves the service: the receiver is outside it.
+      for (const header of ['traceparent', 'tracestate', 'baggage']) expect(d!.headers[header], header).toBeUndefined();
       const body = JSON.parse(d!.body);
       expect(body).toEqual({
         id,

@@ -1,6 +1,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { request as httpsRequest, type RequestOptions } from 'node:https';
 import { checkWebhookUrl, pinnedLookup, type LookupFn } from '@app/net-guard';
+import { untraced } from '@app/telemetry';
 import type { AttemptOutcome } from '../domain/delivery-decision.js';
 import type { WebhookSender } from '../application/ports.js';
 
@@ -54,14 +55,18 @@ export function pinnedWebhookSender(opts: SenderOptions): WebhookSender {
           req.destroy();
           resolve(outcome);
         };
-        const req = request(parsed, {
-          method: 'POST',
-          headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-          lookup: pinnedLookup(addresses),
-          agent: false,
-          minVersion: 'TLSv1.2',
-          ...(opts.ca ? { ca: opts.ca } : {}),
-        });
+        // Untraced: no trace context leaves the service (the receiver is outside it).
+        const req = request(
+          parsed,
+          untraced<RequestOptions>({
+            method: 'POST',
+            headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+            lookup: pinnedLookup(addresses),
+            agent: false,
+            minVersion: 'TLSv1.2',
+            ...(opts.ca ? { ca: opts.ca } : {}),
+          }),
+        );
         const timer = setTimeout(() => finish(answered ?? { kind: 'timeout' }), opts.timeoutMs);
         req.on('response', (res: IncomingMessage) => {
           const outcome: AttemptOutcome = {
