@@ -32,34 +32,40 @@ const appended = (streamId: string, version: number, by: number): AppendResult =
 });
 
 describe('handleCommand', () => {
-  beforeEach(() => vi.useFakeTimers());
-  afterEach(() => vi.useRealTimers());
+  beforeEach(() => {
+    vi.useFakeTimers();
+    // The jitter at its middle: each wait is exactly retryDelayMs × its rank.
+    vi.spyOn(Math, 'random').mockReturnValue(0.5);
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.restoreAllMocks();
+  });
 
   describe('When the append conflicts once', () => {
-    it('should wait 100 ms, read the stream again and append at the new version', async () => {
+    it('should read the stream again at once and append at the new version', async () => {
       const streamId = `test-${randomUUID()}`;
       const readStream = vi.fn().mockResolvedValueOnce([]).mockResolvedValueOnce([stored(streamId, 1, 5)]);
       const append = vi.fn().mockRejectedValueOnce(conflict()).mockResolvedValueOnce(appended(streamId, 2, 1));
       const store = fakeEventStore({ readStream, append });
 
-      const result = handleCommand(store, streamId, counter, { by: 1 });
-      await vi.advanceTimersByTimeAsync(99);
-      expect(append).toHaveBeenCalledTimes(1);
-      await vi.advanceTimersByTimeAsync(1);
+      const result = await handleCommand(store, streamId, counter, { by: 1 });
 
-      expect(await result).toMatchObject({ newState: { total: 6 }, nextExpectedVersion: 2 });
+      expect(result).toMatchObject({ state: { total: 5 }, newState: { total: 6 }, nextExpectedVersion: 2 });
       expect(append.mock.calls.map((call) => call[2])).toEqual([{ expectedVersion: 0 }, { expectedVersion: 1 }]);
     });
   });
 
   describe('When every append conflicts', () => {
-    it('should retry 3 times with delays growing by 1.5 and then rethrow the conflict', async () => {
+    it('should retry 5 times, the first at once and then after 10, 20, 30, 40 ms, and then rethrow the conflict', async () => {
       const append = vi.fn().mockRejectedValue(conflict());
       const store = fakeEventStore({ readStream: vi.fn().mockResolvedValue([]), append });
 
       const result = handleCommand(store, `test-${randomUUID()}`, counter, { by: 1 });
       const settled = expect(result).rejects.toMatchObject({ code: 'concurrency_conflict' });
-      for (const [delay, attemptsAfter] of [[100, 2], [150, 3], [225, 4]] as const) {
+      await vi.advanceTimersByTimeAsync(0);
+      expect(append).toHaveBeenCalledTimes(2);
+      for (const [delay, attemptsAfter] of [[10, 3], [20, 4], [30, 5], [40, 6]] as const) {
         await vi.advanceTimersByTimeAsync(delay - 1);
         expect(append).toHaveBeenCalledTimes(attemptsAfter - 1);
         await vi.advanceTimersByTimeAsync(1);

@@ -11,5 +11,12 @@ export type {
 export { sqliteEventStore } from './sqlite/sqlite-event-store.js';
 export { mongoEventStore } from './mongo/mongo-event-store.js';
 export { aggregateStream, type AggregateOptions } from './aggregate-stream.js';
-export { handleCommand, type CommandResult, type Decider, type HandleCommandOptions } from './handle-command.js';
+export {
+  commandHandler,
+  handleCommand,
+  type CommandHandler,
+  type CommandResult,
+  type Decider,
+  type HandleCommandOptions,
+} from './handle-command.js';
 export { outboxMessageId, outboxRelay, type OutboxRelay, type OutboxRelayOptions } from './outbox-relay.js';

@@ -89,7 +89,7 @@ export function useCasesContract({ open }: ContractHarness): void {
 
         const result = await handleCommand(store, streamId, counter, { by: 0 });
 
-        expect(result).toEqual({ newEvents: [], nextExpectedVersion: 1, newState: { total: 1 } });
+        expect(result).toEqual({ state: { total: 1 }, newEvents: [], nextExpectedVersion: 1, newState: { total: 1 } });
         expect(await store.readStream(streamId)).toHaveLength(1);
       });
     });
