@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { EventStore, NewEvent } from './event-store.js';
 import { commandHandler } from './handle-command.js';
 import { sqliteEventStore } from './sqlite/sqlite-event-store.js';
@@ -18,15 +18,12 @@ const counter = {
 const add = (by: number, limit = Number.POSITIVE_INFINITY) => (s: { total: number }): Counted[] =>
   s.total >= limit ? [] : [{ type: 'Incremented', data: { by } }];
 
-let dir: string;
+const dir = mkdtempSync(join(tmpdir(), 'command-handler-'));
 const opened: EventStore[] = [];
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'command-handler-'));
+afterAll(async () => {
+  await Promise.all(opened.map((s) => s.close()));
+  rmSync(dir, { recursive: true, force: true });
 });
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((s) => s.close()));
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function open(file: string): EventStore {
   const store = sqliteEventStore({ path: join(dir, file) });
