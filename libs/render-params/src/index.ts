@@ -4,3 +4,6 @@ export { DEVICES, DEVICE_IDS, DEVICE_NAMES, canonicalDeviceId, deviceById, devic
 export { isTrueParam, splitCookiePairs, splitHeaderPairs, splitTopLevel } from './coerce.js';
 export type { RenderParams } from '@app/proto/render';
 export * from './screencast.js';
+export * from './defaults.js';
+export { isIanaTimeZone } from './time-zone.js';
+export * from './plan-features.js';

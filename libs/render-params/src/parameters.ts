@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { boolParam, enumParam, listParam, numberOrUnsetParam, numberParam, splitCookiePairs, splitHeaderPairs, splitTopLevel, stringParam } from './coerce.js';
 import { DEVICE_NAMES, canonicalDeviceId } from './devices.js';
+import { DEFAULT_IMAGE_QUALITY, DEFAULT_TIMEOUT_SECONDS, DEFAULT_VIEWPORT } from './defaults.js';
 import { SCREENCAST_FORMATS, SCREENCAST_PARAMETERS } from './screencast.js';
+import { isIanaTimeZone } from './time-zone.js';
 
 export const OPERATIONS = ['screenshot', 'pdf', 'scrape', 'screencast'] as const;
 export type Operation = (typeof OPERATIONS)[number];
@@ -104,17 +106,7 @@ const cookiePair = z.string().refine(
   { error: 'must be name=value pairs with a valid cookie name and a printable value' },
 );
 
-const timezone = stringParam({ max: 100 }).refine(
-  (tz) => {
-    try {
-      new Intl.DateTimeFormat('en-US', { timeZone: tz });
-      return tz.includes('/') || tz === 'UTC';
-    } catch {
-      return false;
-    }
-  },
-  { error: 'must be an IANA time zone name such as Europe/Paris' },
-);
+const timezone = stringParam({ max: 100 }).refine(isIanaTimeZone, { error: 'must be an IANA time zone name such as Europe/Paris' });
 
 const selector = stringParam({ max: 1_000 });
 
@@ -156,7 +148,7 @@ export const PARAMETERS: Record<string, ParameterDef> = {
     operations: SCREENSHOT,
     schema: numberParam({ min: 1, max: 100, int: true }),
     description: 'Quality of jpeg and webp images.',
-    default: 80,
+    default: DEFAULT_IMAGE_QUALITY,
   },
   image_width: {
     operations: SCREENSHOT,
@@ -246,14 +238,14 @@ export const PARAMETERS: Record<string, ParameterDef> = {
   viewport_width: {
     operations: ALL,
     schema: numberOrUnsetParam(VIEWPORT_SIZE),
-    description: 'Viewport width in CSS pixels (default 1280, or the device\'s). 0 means not set.',
-    default: 1280,
+    description: `Viewport width in CSS pixels (default ${DEFAULT_VIEWPORT.width}, or the device's). 0 means not set.`,
+    default: DEFAULT_VIEWPORT.width,
   },
   viewport_height: {
     operations: ALL,
     schema: numberOrUnsetParam(VIEWPORT_SIZE),
-    description: 'Viewport height in CSS pixels (default 1080, or the device\'s). 0 means not set.',
-    default: 1080,
+    description: `Viewport height in CSS pixels (default ${DEFAULT_VIEWPORT.height}, or the device's). 0 means not set.`,
+    default: DEFAULT_VIEWPORT.height,
   },
   viewport_landscape: { operations: ALL, schema: boolParam(), description: 'Landscape viewport.' },
   viewport_has_touch: { operations: ALL, schema: boolParam(), description: 'The page sees a touch screen.' },
@@ -322,7 +314,7 @@ export const PARAMETERS: Record<string, ParameterDef> = {
     operations: ALL,
     schema: numberOrUnsetParam({ min: 1, max: 30 }),
     description: 'Seconds the whole render may take; past it the answer is 500 render_timeout. 0 means not set.',
-    default: 30,
+    default: DEFAULT_TIMEOUT_SECONDS,
   },
   wait_until: {
     operations: ALL,
@@ -370,3 +362,16 @@ export const FORMAT_BY_OPERATION: Record<Operation, { schema: z.ZodType; default
   pdf: undefined,
   screencast: { schema: enumParam(SCREENCAST_FORMATS), default: 'mp4', description: 'Video format: mp4 and mov (H.264), webm (VP9), avi (MPEG-4).' },
 };
+
+/** `jpg` is another spelling of `jpeg`; validation stores the one name. */
+export const canonicalFormat = (format: string): string => (format === 'jpg' ? 'jpeg' : format);
+
+/** The output format of a render (named in statuses, webhooks and file names): pdf, or `format` or its default. */
+export function formatOf(operation: string, params: { format?: string | undefined }): string {
+  const byOperation = (FORMAT_BY_OPERATION as Partial<Record<string, { default: string }>>)[operation];
+  if (!byOperation) return operation;
+  return canonicalFormat(params.format || byOperation.default);
+}
+
+/** Parameters that identify the caller, never render parameters (a task runs with its account's identity). */
+export const CALLER_PARAMETERS = ['access_key', 'signature'] as const;

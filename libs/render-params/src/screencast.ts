@@ -1,5 +1,6 @@
 import { boolParam, enumParam, numberParam } from './coerce.js';
 import type { Operation } from './parameters.js';
+import { timeoutSecondsOf } from './defaults.js';
 
 export const SCREENCAST_FORMATS = ['webm', 'mp4', 'mov', 'avi'] as const;
 export type ScreencastFormat = (typeof SCREENCAST_FORMATS)[number];
@@ -107,5 +108,5 @@ export function recordingAllowanceMs(operation: string, params: { duration?: num
  * task run's) is this budget.
  */
 export function renderBudgetMs(operation: string, params: { timeout?: number | undefined; duration?: number | undefined }): number {
-  return (params.timeout ?? 30) * 1000 + recordingAllowanceMs(operation, params);
+  return timeoutSecondsOf(params) * 1000 + recordingAllowanceMs(operation, params);
 }

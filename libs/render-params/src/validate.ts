@@ -1,17 +1,17 @@
 import { ValidationError, type ParameterProblem } from '@app/errors';
 import { RenderParams } from '@app/proto/render';
-import { FORMAT_BY_OPERATION, PARAMETERS, type Operation } from './parameters.js';
+import { CALLER_PARAMETERS, FORMAT_BY_OPERATION, PARAMETERS, canonicalFormat, type Operation } from './parameters.js';
 import { crossParameterProblems } from './rules.js';
 
 /** Parameters that travel with a request but are not render parameters. */
-const TRANSPORT_PARAMETERS = new Set(['access_key', 'signature']);
+const TRANSPORT_PARAMETERS: ReadonlySet<string> = new Set(CALLER_PARAMETERS);
 
 export interface ValidatedRender {
   operation: Operation;
   params: RenderParams;
 }
 
-/** Without a device the viewport is 1280x1080; with one, the device's (explicit viewport_* still win). */
+/** Without a device the viewport is DEFAULT_VIEWPORT; with one, the device's (explicit viewport_* still win). */
 const DEVICE_SIZED: ReadonlySet<string> = new Set(['viewport_width', 'viewport_height']);
 
 /**
@@ -79,7 +79,7 @@ export function validateRenderParams(operation: Operation, input: Record<string,
 
   const defaults = parameterDefaults(operation, { device: out.viewport_device !== undefined });
   const params = RenderParams.fromPartial({ ...defaults, ...out });
-  if (params.format === 'jpg') params.format = 'jpeg';
+  if (params.format !== undefined) params.format = canonicalFormat(params.format);
   if (params.block_ressources.length > 0) params.block_ressources = [...new Set(params.block_ressources)];
   if (params.wait_until.length > 0) params.wait_until = [...new Set(params.wait_until)];
   return { operation, params };

@@ -1,6 +1,6 @@
 import { checkRenderTargets } from '@app/net-guard';
 import type { RenderParams } from '@app/proto/render';
-import { renderBudgetMs, type Operation } from '@app/render-params';
+import { formatOf, renderBudgetMs, type Operation } from '@app/render-params';
 import type { JobPublisher, RenderStatusStore, WebhookGuard } from './async-ports.js';
 import type { Clock, TargetGuard } from './ports.js';
 import type { RenderCache } from './render-cache.js';
@@ -17,9 +17,6 @@ export interface AsyncAccepted {
   createdMs: number;
   cache?: 'HIT' | 'MISS';
 }
-
-const formatOf = (operation: string, params: RenderParams) =>
-  operation === 'pdf' ? 'pdf' : (params.format ?? (operation === 'scrape' ? 'html' : 'jpeg'));
 
 /**
  * Accepts an asynchronous render: checks the targets, records it as queued and publishes the job,

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { errors } from '@app/errors';
 import type { RenderParams } from '@app/proto/render';
-import { renderBudgetMs, type Operation } from '@app/render-params';
+import { renderBudgetMs, timeoutSecondsOf, type Operation } from '@app/render-params';
 import type { Clock } from './ports.js';
 import type { CacheHit, RenderCache } from './render-cache.js';
 import type { RenderOutcome, RenderSync } from './render-sync.js';
@@ -62,7 +62,7 @@ export function renderCached(deps: {
   /** Claims the key and renders it, or waits for the edge that claimed it. */
   async function renderOnce(input: CachedRenderInput, key: string): Promise<CachedOutcome> {
     const { accountId, operation, params } = input;
-    const timeoutSeconds = params.timeout ?? 30;
+    const timeoutSeconds = timeoutSecondsOf(params);
     // A claim lasts as long as the render may (a screencast records on top of its timeout).
     const untilUnixMs = now() + renderBudgetMs(operation, params) + deps.waitMarginMs;
     for (;;) {

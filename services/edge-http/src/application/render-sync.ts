@@ -1,7 +1,7 @@
 import { AppError, errors, isErrorCode } from '@app/errors';
 import type { RenderParams, ResultPlacement } from '@app/proto/render';
 import { checkRenderTargets } from '@app/net-guard';
-import { renderBudgetMs, type Operation } from '@app/render-params';
+import { renderBudgetMs, timeoutSecondsOf, type Operation } from '@app/render-params';
 import type { Clock, RenderQueue, ResultStore, TargetGuard } from './ports.js';
 
 export interface RenderOutcome {
@@ -56,7 +56,7 @@ export function renderSync(deps: {
   }): Promise<RenderOutcome> => {
     const { params } = input;
     await checkRenderTargets(params, (url, parameter) => deps.guard.check(url, parameter));
-    const timeoutSeconds = params.timeout ?? 30;
+    const timeoutSeconds = timeoutSecondsOf(params);
     const budgetMs = renderBudgetMs(input.operation, params);
     const now = deps.clock.now().getTime();
     const jobId = deps.newId();

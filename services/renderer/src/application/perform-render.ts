@@ -1,7 +1,7 @@
 import { AppError, errors, isAppError } from '@app/errors';
 import { encodeResultMeta } from '@app/messaging';
 import { RenderParams, type RenderFinished, type RenderJob } from '@app/proto/render';
-import { OPERATIONS as RENDER_OPERATIONS, renderBudgetMs } from '@app/render-params';
+import { OPERATIONS as RENDER_OPERATIONS, formatOf, renderBudgetMs, timeoutSecondsOf } from '@app/render-params';
 import type { RenderOperation } from '../render/types.js';
 import type { Clock, FinishedPublisher, JobInputs, JobOutcome, Renderer, ResultSink, StartGate, TargetGuard } from './ports.js';
 
@@ -9,12 +9,6 @@ const OPERATIONS: ReadonlySet<string> = new Set<string>(RENDER_OPERATIONS);
 
 /** A transient (synchronous) result the edge never removed, e.g. after a crash, is swept after this. */
 const TRANSIENT_RESULT_TTL_MS = 60 * 60 * 1000;
-
-/** The output format named in webhooks and statuses. */
-export function formatOf(operation: string, params: RenderParams): string {
-  if (operation === 'pdf') return 'pdf';
-  return params.format ?? (operation === 'scrape' ? 'html' : 'jpeg');
-}
 
 /** What the transport should do with the job message afterwards. */
 export type Disposition = { kind: 'done' } | { kind: 'retry'; delayMs: number };
@@ -76,7 +70,7 @@ export function performRender(deps: {
 
   const handle = async (job: RenderJob, attempt: { isLast: boolean }, startedMs: number): Promise<[Disposition, JobOutcome]> => {
     const params = job.params ?? RenderParams.create();
-    const timeoutSeconds = params.timeout ?? 30;
+    const timeoutSeconds = timeoutSecondsOf(params);
     const remainingMs = job.deadline_unix_ms - startedMs;
     if (!OPERATIONS.has(job.operation)) {
       await fail(job, startedMs, new AppError('invalid_parameter', `Unknown operation ${job.operation}.`));

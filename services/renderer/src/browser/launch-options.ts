@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { LaunchOptions } from 'puppeteer-core';
+import { DEFAULT_VIEWPORT } from '@app/render-params';
 
 /** Where a Chromium binary is looked for when neither the option nor CHROME_PATH names one. */
 export const CHROMIUM_CANDIDATES: readonly string[] = [
@@ -91,8 +92,6 @@ export interface BrowserLaunchInput {
   trustedSpki?: readonly string[] | undefined;
   viewport?: { width: number; height: number } | undefined;
 }
-
-export const DEFAULT_VIEWPORT = { width: 1280, height: 1080 } as const;
 
 /** Puppeteer launch options for one pooled browser. Signals are handled by the service, not by Puppeteer. */
 export function browserLaunchOptions(input: BrowserLaunchInput): LaunchOptions {

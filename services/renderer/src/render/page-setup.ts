@@ -13,7 +13,7 @@ import { webrtcStep } from './setup/webrtc.js';
 
 export type { PageSetupStep } from './setup/step.js';
 export { parseHeaderList } from './setup/headers.js';
-export { viewportFor, DEFAULT_VIEWPORT_HEIGHT, DEFAULT_VIEWPORT_WIDTH } from './setup/viewport.js';
+export { viewportFor } from './setup/viewport.js';
 
 /** Everything done to a fresh page before it navigates, one small applier per concern. */
 export const PAGE_SETUP_STEPS: readonly PageSetupStep[] = [

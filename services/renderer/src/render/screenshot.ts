@@ -2,6 +2,7 @@
 import type { Page, ScreenshotClip, ScreenshotOptions } from 'puppeteer-core';
 import { ValidationError } from '@app/errors';
 import type { RenderParams } from '@app/proto/render';
+import { DEFAULT_IMAGE_QUALITY, formatOf } from '@app/render-params';
 import { encodeImage } from './thumbnail.js';
 import { toBuffer } from './to-buffer.js';
 import type { Artifact } from './types.js';
@@ -15,14 +16,8 @@ export const IMAGE_FORMATS: Readonly<Record<ImageFormat, { contentType: string; 
   gif: { contentType: 'image/gif', extension: 'gif' },
 };
 
-export const DEFAULT_IMAGE_QUALITY = 80;
-
-/** `format` of a screenshot: jpeg by default, jpg is an alias of jpeg. */
-export function imageFormat(format: string | undefined): ImageFormat {
-  const value = format === undefined || format === '' ? 'jpeg' : format === 'jpg' ? 'jpeg' : format;
-  if (value in IMAGE_FORMATS) return value as ImageFormat;
-  throw new ValidationError([{ parameter: 'format', message: 'format must be one of jpeg, jpg, png, webp, gif' }]);
-}
+/** The image format of a screenshot (validated parameters: one of IMAGE_FORMATS). */
+export const imageFormatOf = (params: RenderParams): ImageFormat => formatOf('screenshot', params) as ImageFormat;
 
 /** clip_* as a rectangle (x and y default to 0), or undefined without a clip. */
 export function clipOf(params: RenderParams): ScreenshotClip | undefined {
@@ -36,7 +31,7 @@ const needsConversion = (params: RenderParams, format: ImageFormat) =>
 
 /** Puppeteer options for the capture. */
 export function screenshotOptions(params: RenderParams): ScreenshotOptions {
-  const format = imageFormat(params.format);
+  const format = imageFormatOf(params);
   const type = needsConversion(params, format) || format === 'gif' ? 'png' : format;
   const clip = clipOf(params);
   const options: ScreenshotOptions = {
@@ -68,7 +63,7 @@ async function assertClipVisible(page: Page, clip: ScreenshotClip): Promise<void
 }
 
 export async function takeScreenshot(page: Page, params: RenderParams): Promise<Artifact> {
-  const format = imageFormat(params.format);
+  const format = imageFormatOf(params);
   const options = screenshotOptions(params);
   if (options.clip && !options.captureBeyondViewport) await assertClipVisible(page, options.clip);
   let body = toBuffer(await page.screenshot(options));

@@ -1,12 +1,12 @@
 import { isAppError } from '@app/errors';
 import type { RenderJob, RenderParams } from '@app/proto/render';
-import { renderBudgetMs } from '@app/render-params';
+import { planRestrictedFeaturesOf, renderBudgetMs } from '@app/render-params';
 import { decide } from '../domain/task/task.decider.js';
 import type { ActiveTask, RunError } from '../domain/task/task.js';
 import { boundedMemo } from '../bounded-memo.js';
 import { checkRenderTargets } from '@app/net-guard';
 import type { AuthQuota, Clock, RenderJobs, TargetGuard, TaskStreams } from './ports.js';
-import { checkTaskQuery, renderFeatures } from './task-query.js';
+import { checkTaskQuery } from './task-query.js';
 
 /** What the transport does with the message afterwards. */
 export type Disposition = { kind: 'done' } | { kind: 'retry'; delayMs: number };
@@ -123,7 +123,7 @@ export function dispatchRun(deps: RunDeps) {
 
     let reservationId: string | undefined;
     try {
-      ({ reservationId } = await authQuota.admitRun({ accountId: state.accountId, features: ['tasks', ...renderFeatures(params)] }));
+      ({ reservationId } = await authQuota.admitRun({ accountId: state.accountId, features: ['tasks', ...planRestrictedFeaturesOf(params)] }));
     } catch (err) {
       const retryable = !isAppError(err) || RETRYABLE.has(err.code);
       if (retryable && !attempt.isLast) return { kind: 'retry', delayMs: 1_000 };

@@ -1,10 +1,11 @@
 import type { RenderJob } from '@app/proto/render';
+import { planRestrictedFeaturesOf } from '@app/render-params';
 import { decide } from '../domain/task/task.decider.js';
 import { runIdOf, type ActiveTask } from '../domain/task/task.js';
 import { boundedMemo } from '../bounded-memo.js';
 import type { TaskView, TaskViews } from '../projections/task-views/task-views.js';
 import { renderJob, type RunDeps } from './dispatch-run.js';
-import { checkTaskQuery, renderFeatures } from './task-query.js';
+import { checkTaskQuery } from './task-query.js';
 
 /** A run ready to start: its job goes out at the due instant unless its task changed meanwhile. */
 interface ReadyRun {
@@ -74,7 +75,7 @@ export function runPreparation(deps: RunDeps & {
     }
     let reservationId: string | undefined;
     try {
-      ({ reservationId } = await authQuota.admitRun({ accountId: state.accountId, features: ['tasks', ...renderFeatures(params)] }));
+      ({ reservationId } = await authQuota.admitRun({ accountId: state.accountId, features: ['tasks', ...planRestrictedFeaturesOf(params)] }));
     } catch {
       return;
     }

@@ -3,7 +3,7 @@ import type { ActiveTask, Frequency, TaskApi, TaskDefinition } from '../domain/t
 import { FREQUENCIES, TASK_APIS } from '../domain/task/task.js';
 import { parseCrontab } from '../schedule/crontab.js';
 import { deriveCrontab } from '../schedule/frequency.js';
-import { isIanaTimeZone } from '../schedule/time-zone.js';
+import { isIanaTimeZone } from '@app/render-params';
 import { checkTaskQuery } from './task-query.js';
 
 export const MAX_NAME_LENGTH = 100;

@@ -1,9 +1,7 @@
 import { isAppError, type ParameterProblem } from '@app/errors';
-import { validateRenderParams, type RenderParams } from '@app/render-params';
+import { CALLER_PARAMETERS, validateRenderParams, type RenderParams } from '@app/render-params';
 import type { TaskApi } from '../domain/task/task.js';
 
-/** Parameters that identify a caller; a task runs with its account's identity, so they have no place in it. */
-const CALLER_PARAMETERS = ['access_key', 'signature'] as const;
 
 /**
  * A task's query string as parameters. It may be URL-encoded or not (`url=https://a.test/x` and
@@ -61,10 +59,3 @@ export function checkTaskQuery(api: TaskApi, query: string): TaskQueryCheck {
   }
 }
 
-/** Plan-restricted features a render with these parameters uses (checked again at every run). */
-export function renderFeatures(params: RenderParams): string[] {
-  const features: string[] = [];
-  if (params.gpu_rendering) features.push('gpu_rendering');
-  if (params.ip_location) features.push('ip_location');
-  return features;
-}

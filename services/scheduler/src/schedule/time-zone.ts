@@ -1,17 +1,3 @@
-/** IANA zone names as written in the tz database: `Area/Location`, `Etc/UTC`, `UTC`, `EST`; no offsets. */
-const IANA_NAME = /^[A-Z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+){0,2}$/;
-
-/** True for a time zone name of the IANA database that this runtime knows (ICU). */
-export function isIanaTimeZone(name: string): boolean {
-  if (!IANA_NAME.test(name)) return false;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: name });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 export interface LocalTime {
   year: number;
   month: number;

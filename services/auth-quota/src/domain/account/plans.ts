@@ -1,3 +1,5 @@
+import { PLAN_RESTRICTED_PARAMETERS } from '@app/render-params';
+
 export const PLANS = ['free', 'basic', 'growth', 'scale'] as const;
 export type Plan = (typeof PLANS)[number];
 
@@ -22,10 +24,9 @@ export const DEFAULT_PLAN_LIMITS: Record<Plan, PlanLimits> = {
   scale: { rateLimitPerMinute: 150, monthlyQuota: 50_000, rendersInFlight: 25 },
 };
 
-/** Features reserved to the Scale plan. */
-export const SCALE_ONLY_FEATURES = ['tasks', 'gpu_rendering', 'ip_location'] as const;
-export type ScaleOnlyFeature = (typeof SCALE_ONLY_FEATURES)[number];
+/** Features reserved to the Scale plan: scheduled tasks and the plan-restricted render parameters. */
+const SCALE_ONLY_FEATURES: readonly string[] = ['tasks', ...PLAN_RESTRICTED_PARAMETERS];
 
 export function planAllows(plan: Plan, feature: string): boolean {
-  return plan === 'scale' || !(SCALE_ONLY_FEATURES as readonly string[]).includes(feature);
+  return plan === 'scale' || !SCALE_ONLY_FEATURES.includes(feature);
 }

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Admitted, AdmitRequest, AuthQuota, ReservationOutcomes } from '../../application/ports.js';
-import { isTrueParam } from '@app/render-params';
+import { isTrueParam, planRestrictedFeaturesOf } from '@app/render-params';
 import { accessKeyOf, inputOf, rawQueryOf } from '../access-key.js';
 
 declare module 'fastify' {
@@ -34,8 +34,7 @@ function featuresOf(request: FastifyRequest): string[] {
   const feature = request.routeOptions.config.feature;
   if (feature) features.push(feature);
   const input = inputOf(request);
-  if (input && isTrueParam(input.gpu_rendering)) features.push('gpu_rendering');
-  if (input && input.ip_location !== undefined && input.ip_location !== '') features.push('ip_location');
+  if (input) features.push(...planRestrictedFeaturesOf(input));
   return features;
 }
 

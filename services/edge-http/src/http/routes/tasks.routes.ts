@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AppError, ValidationError, type ParameterProblem } from '@app/errors';
+import { CALLER_PARAMETERS } from '@app/render-params';
 import { filesBaseUrl } from '../reservation.js';
 
 /** A scheduled task as the API returns it (spec: Scheduled task). Times are Unix seconds. */
@@ -73,7 +74,7 @@ export const TASK_REQUIRED_FIELDS = ['name', 'api', 'query', 'frequency'] as con
 
 const READ_ONLY_FIELDS: ReadonlySet<string> = new Set(['id', 'created', 'last_run', 'runs']);
 /** Travel with the request, not with the task. */
-const TRANSPORT_FIELDS: ReadonlySet<string> = new Set(['access_key']);
+const TRANSPORT_FIELDS: ReadonlySet<string> = new Set(CALLER_PARAMETERS);
 
 /**
  * The JSON body as task fields: only the writable fields, each of its JSON type (the scheduler checks the

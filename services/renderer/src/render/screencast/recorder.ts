@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CDPSession, Page, Protocol } from 'puppeteer-core';
-import type { ScreencastFormat } from '@app/render-params';
+import { DEFAULT_VIEWPORT, type ScreencastFormat } from '@app/render-params';
 import { startEncoder, type Encoder } from './encoder.js';
 import { frameCount, frameTimeline } from './timeline.js';
 
@@ -28,7 +28,7 @@ export interface RecordOptions {
  * instead of filling memory.
  */
 export async function recordScreencast(page: Page, opts: RecordOptions): Promise<Buffer> {
-  const viewport = page.viewport() ?? { width: 1280, height: 1080, deviceScaleFactor: 1 };
+  const viewport = page.viewport() ?? { ...DEFAULT_VIEWPORT, deviceScaleFactor: 1 };
   const scale = viewport.deviceScaleFactor ?? 1;
   const frames = frameCount(opts.durationMs / 1000, SCREENCAST_FPS);
   const encoder = await startEncoder(

@@ -1,19 +1,16 @@
 import type { Viewport } from 'puppeteer-core';
-import { deviceById } from '@app/render-params';
+import { DEFAULT_VIEWPORT, deviceById } from '@app/render-params';
 import type { RenderParams } from '@app/proto/render';
 import type { PageSetupStep } from './step.js';
 
-export const DEFAULT_VIEWPORT_WIDTH = 1280;
-export const DEFAULT_VIEWPORT_HEIGHT = 1080;
-
 /**
- * The viewport: the device's (viewport_device) or 1280x1080, with every explicit viewport_* winning.
+ * The viewport: the device's (viewport_device) or DEFAULT_VIEWPORT, with every explicit viewport_* winning.
  * viewport_landscape turns a portrait device sideways (width and height swapped) unless both are given.
  */
 export function viewportFor(params: RenderParams): Viewport {
   const device = deviceById(params.viewport_device)?.viewport;
-  let width = device?.width ?? DEFAULT_VIEWPORT_WIDTH;
-  let height = device?.height ?? DEFAULT_VIEWPORT_HEIGHT;
+  let width = device?.width ?? DEFAULT_VIEWPORT.width;
+  let height = device?.height ?? DEFAULT_VIEWPORT.height;
   if (params.viewport_landscape !== undefined && device && params.viewport_landscape !== width > height) {
     [width, height] = [height, width];
   }
