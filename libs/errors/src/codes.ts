@@ -20,7 +20,11 @@ export const GrpcStatus = {
 } as const;
 export type GrpcStatusCode = (typeof GrpcStatus)[keyof typeof GrpcStatus];
 
-/** What a NATS consumer does with a message whose handling failed with this error. */
+/**
+ * What a NATS consumer does with a message whose handling failed with this error (read by
+ * `dispositionAfter`): `nak` delivers it again later (a passing condition), `ack` records the failure and
+ * is done, `term` is done with a message that can never succeed.
+ */
 export type AckPolicy = 'term' | 'ack' | 'nak';
 
 interface CodeSpec {
@@ -31,7 +35,8 @@ interface CodeSpec {
 
 /**
  * Every stable error code of the service, with its HTTP status, gRPC status and NATS ack policy.
- * Codes are never renamed; new ones are added here and documented in docs/errors.md.
+ * Codes are never renamed; new ones are added here, described in ERROR_DESCRIPTIONS (descriptions.ts),
+ * and docs/errors.md is generated from both (a unit test keeps it in step).
  */
 export const ERROR_CODES = {
   invalid_parameter: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT, ack: 'term' },

@@ -1,15 +1,11 @@
 import type { Consumer, ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
 import { SpanKind, withSpan } from '@app/telemetry';
+import { dispositionAfter, type Disposition } from '@app/errors';
 import { traceContextOf } from './trace-headers.js';
 
 type Log = (obj: object, msg?: string) => void;
 
-/** What to do with a message once handled: done, never again, or again after a delay. */
-export type Disposition = { kind: 'ack' } | { kind: 'term' } | { kind: 'nak'; delayMs: number };
-
-export const ack: Disposition = { kind: 'ack' };
-export const term: Disposition = { kind: 'term' };
-export const nak = (delayMs: number): Disposition => ({ kind: 'nak', delayMs });
+export { ack, nak, term, type Disposition } from '@app/errors';
 
 export interface PullWorkers {
   start(): void;
@@ -21,7 +17,9 @@ export interface PullWorkers {
  * `concurrency` workers pulling one message at a time from a durable consumer shared by every replica,
  * so messages spread over replicas and a replica never holds more than it is working on. While `handle`
  * runs, the message is kept alive with working() every `heartbeatMs`; its Disposition decides the ack.
- * A thrown error naks the message after `errorDelayMs` (it comes back, up to the consumer's max_deliver).
+ * A thrown error settles the message as the error table says: a passing condition or a fault naks it after
+ * `errorDelayMs` or the error's Retry-After (it comes back, up to the consumer's max_deliver), an error that
+ * can never succeed acks or terms it.
  */
 export function pullWorkers(deps: {
   js: JetStreamClient;
@@ -64,8 +62,12 @@ export function pullWorkers(deps: {
       );
       settle(msg, disposition);
     } catch (err) {
-      logger.error({ err, durable: deps.durable, subject: msg.subject }, 'message handling failed; it will be redelivered');
-      msg.nak(deps.errorDelayMs ?? 1_000);
+      // The error table decides (libs/errors): a passing condition or a fault comes back after a delay
+      // (up to the consumer's max_deliver); a message that failed for good is not delivered again.
+      const after = dispositionAfter(err, { isLast: false }, deps.errorDelayMs ?? 1_000);
+      const outcome = after.kind === 'nak' ? 'it will be redelivered' : 'it is not delivered again';
+      logger.error({ err, durable: deps.durable, subject: msg.subject }, `message handling failed; ${outcome}`);
+      settle(msg, after);
     } finally {
       if (heartbeat) clearInterval(heartbeat);
     }

@@ -1,4 +1,4 @@
-import { AppError, errors, isAppError } from '@app/errors';
+import { AppError, ack, dispositionAfter, errors, isAppError, nak, type Disposition } from '@app/errors';
 import { encodeResultMeta } from '@app/messaging';
 import { RenderParams, type RenderFinished, type RenderJob } from '@app/proto/render';
 import { OPERATIONS as RENDER_OPERATIONS, formatOf, renderBudgetMs, timeoutSecondsOf } from '@app/render-params';
@@ -10,13 +10,17 @@ const OPERATIONS: ReadonlySet<string> = new Set<string>(RENDER_OPERATIONS);
 /** A transient (synchronous) result the edge never removed, e.g. after a crash, is swept after this. */
 const TRANSIENT_RESULT_TTL_MS = 60 * 60 * 1000;
 
-/** What the transport should do with the job message afterwards. */
-export type Disposition = { kind: 'done' } | { kind: 'retry'; delayMs: number };
-
 /** Jobs whose parameters always travel inline (tests, tools). */
 const INLINE_INPUTS: JobInputs = { resolve: async (job) => job, release: async () => undefined };
 
-const DONE: Disposition = { kind: 'done' };
+/** Before another delivery of a job that failed for a passing reason (the error table says nak). */
+const RETRY_DELAY_MS = 500;
+/** Before asking again whether a waiting caller still wants the job, or trying after a full browser pool. */
+const SOON_MS = 250;
+
+/** A failure as the caller sees it: its own error when it has a stable meaning, render_failed otherwise. */
+const callerError = (err: unknown): AppError =>
+  isAppError(err) && err.code !== 'internal_error' ? err : new AppError('render_failed', 'The render failed.');
 
 /**
  * Carries out one render job: checks the target again (defence in depth), renders within what is left
@@ -73,18 +77,19 @@ export function performRender(deps: {
     const timeoutSeconds = timeoutSecondsOf(params);
     const remainingMs = job.deadline_unix_ms - startedMs;
     if (!OPERATIONS.has(job.operation)) {
-      await fail(job, startedMs, new AppError('invalid_parameter', `Unknown operation ${job.operation}.`));
-      return [DONE, 'failed'];
+      const err = new AppError('invalid_parameter', `Unknown operation ${job.operation}.`);
+      await fail(job, startedMs, err);
+      return [dispositionAfter(err, attempt, RETRY_DELAY_MS), 'failed'];
     }
     if (job.confirm_start && deps.startGate) {
       // The caller sheds a job no renderer started in time: it is never rendered, nor announced.
       const answer = await deps.startGate.confirm(job.job_id);
-      if (answer === 'shed') return [DONE, 'shed'];
-      if (answer === 'unanswered') return attempt.isLast ? [DONE, 'shed'] : [{ kind: 'retry', delayMs: 250 }, 'retried'];
+      if (answer === 'shed') return [ack, 'shed'];
+      if (answer === 'unanswered') return attempt.isLast ? [ack, 'shed'] : [nak(SOON_MS), 'retried'];
     }
     if (remainingMs <= 0) {
       await fail(job, startedMs, errors.renderTimeout(timeoutSeconds));
-      return [DONE, 'failed'];
+      return [ack, 'failed'];
     }
     if (params.async) {
       // Best effort: the status says "running" from here; the finished event is what counts.
@@ -124,18 +129,14 @@ export function performRender(deps: {
           expires_unix_ms: expiresMs,
         },
       });
-      return [DONE, 'succeeded'];
+      return [ack, 'succeeded'];
     } catch (err) {
-      if (isAppError(err) && err.code === 'renderer_unavailable' && !attempt.isLast) {
-        return [{ kind: 'retry', delayMs: 250 }, 'retried'];
-      }
-      if (isAppError(err) && err.code !== 'internal_error') {
-        await fail(job, startedMs, err);
-        return [DONE, 'failed'];
-      }
-      if (!attempt.isLast) return [{ kind: 'retry', delayMs: 500 }, 'retried'];
-      await fail(job, startedMs, new AppError('render_failed', 'The render failed.'));
-      return [DONE, 'failed'];
+      // The error table decides: a passing condition (a full pool, a store outage, a fault) is tried again
+      // while deliveries remain; anything else is the render's outcome, announced to the caller.
+      const after = dispositionAfter(err, attempt, isAppError(err) && err.code === 'renderer_unavailable' ? SOON_MS : RETRY_DELAY_MS);
+      if (after.kind === 'nak') return [after, 'retried'];
+      await fail(job, startedMs, callerError(err));
+      return [after, 'failed'];
     }
   };
 
@@ -145,15 +146,15 @@ export function performRender(deps: {
     try {
       job = await inputs.resolve(queued);
     } catch (err) {
-      const known = isAppError(err) && err.code !== 'internal_error';
-      if (!known && !attempt.isLast) return { kind: 'retry', delayMs: 500 };
-      await fail(queued, clock.now().getTime(), known ? err : new AppError('render_failed', 'The render failed.'));
-      return { kind: 'done' };
+      const after = dispositionAfter(err, attempt, RETRY_DELAY_MS);
+      if (after.kind === 'nak') return after;
+      await fail(queued, clock.now().getTime(), callerError(err));
+      return after;
     }
     const [disposition, outcome] = await handle(job, attempt, startedMs);
     observe(job.operation, outcome, (clock.now().getTime() - startedMs) / 1000);
     // Parameters stored for this job are kept while a retry may need them, and removed once it is done.
-    if (disposition.kind === 'done') await inputs.release(job).catch(() => undefined);
+    if (disposition.kind !== 'nak') await inputs.release(job).catch(() => undefined);
     return disposition;
   };
 }

@@ -97,6 +97,29 @@ describe('performRender', () => {
     });
   });
 
+  // The error table (libs/errors) decides how a failed job's message is settled.
+  describe.each<[string, Error, { kind: string; delayMs?: number }, string | undefined]>([
+    ['the pool is full (renderer_unavailable)', new AppError('renderer_unavailable', 'busy'), { kind: 'nak', delayMs: 250 }, undefined],
+    ['the bus is down (service_unavailable, Retry-After 2 s)', new AppError('service_unavailable', 'down', { retryAfterSeconds: 2 }), { kind: 'nak', delayMs: 2_000 }, undefined],
+    ['a fault (not an AppError)', new Error('browser crashed'), { kind: 'nak', delayMs: 500 }, undefined],
+    ['the render timed out (render_timeout)', new AppError('render_timeout', 'late'), { kind: 'ack' }, 'render_timeout'],
+    ['the target is refused (target_not_allowed)', new AppError('target_not_allowed', 'no'), { kind: 'term' }, 'target_not_allowed'],
+  ])('When the render fails because %s, deliveries remaining', (_label, error, disposition, announced) => {
+    it(`should ${announced ? `announce ${announced} and settle it as the table says` : 'have it delivered again, announcing nothing'}`, async () => {
+      const { perform, finished } = setup({ render: async () => Promise.reject(error) });
+      expect(await perform(job(), { isLast: false })).toEqual(disposition);
+      expect(finished.map((f) => f.error?.code)).toEqual(announced ? [announced] : []);
+    });
+  });
+
+  describe('When a passing failure (service_unavailable) reaches the last delivery', () => {
+    it('should announce it and be done', async () => {
+      const { perform, finished } = setup({ render: async () => Promise.reject(new AppError('service_unavailable', 'down')) });
+      expect(await perform(job(), { isLast: true })).toEqual({ kind: 'ack' });
+      expect(finished[0]).toMatchObject({ status: 'failed', error: { code: 'service_unavailable' } });
+    });
+  });
+
   describe('When the parameters travelled by reference', () => {
     /** The render-inputs store as a map: what resolve reads and release removes. */
     const storedInputs = (stored: Record<string, RenderParams>) => {
@@ -118,7 +141,7 @@ describe('performRender', () => {
     it('should render the stored parameters and remove them once done', async () => {
       const { map, inputs } = storedInputs({ 'job-1': big });
       const { perform, render, finished } = setup(undefined, inputs);
-      expect(await perform(byReference(), { isLast: false })).toEqual({ kind: 'done' });
+      expect(await perform(byReference(), { isLast: false })).toEqual({ kind: 'ack' });
       expect(render.mock.calls[0]![1].html).toBe(big.html);
       expect(finished[0]).toMatchObject({ status: 'succeeded' });
       expect(map.size).toBe(0);
@@ -127,23 +150,23 @@ describe('performRender', () => {
     it('should keep them while the job is retried', async () => {
       const { map, inputs } = storedInputs({ 'job-1': big });
       const { perform } = setup({ render: async () => Promise.reject(new Error('browser crashed')) }, inputs);
-      expect(await perform(byReference(), { isLast: false })).toMatchObject({ kind: 'retry' });
+      expect(await perform(byReference(), { isLast: false })).toMatchObject({ kind: 'nak' });
       expect(map.size).toBe(1);
     });
 
     it('should fail the render, without rendering, when they are gone', async () => {
       const { inputs } = storedInputs({});
       const { perform, render, finished } = setup(undefined, inputs);
-      expect(await perform(byReference(), { isLast: false })).toEqual({ kind: 'done' });
+      expect(await perform(byReference(), { isLast: false })).toEqual({ kind: 'ack' });
       expect(render).not.toHaveBeenCalled();
       expect(finished[0]).toMatchObject({ status: 'failed', error: { code: 'render_failed' } });
     });
   });
 
   describe.each<[StartAnswer, string, string]>([
-    ['go', 'done', 'screenshot:succeeded'],
-    ['shed', 'done', 'screenshot:shed'],
-    ['unanswered', 'retry', 'screenshot:retried'],
+    ['go', 'ack', 'screenshot:succeeded'],
+    ['shed', 'ack', 'screenshot:shed'],
+    ['unanswered', 'nak', 'screenshot:retried'],
   ])('When the waiting caller answers %s to the start request', (answer, kind, outcome) => {
     it(`should ${answer === 'go' ? 'render it' : 'not render it nor announce anything'}`, async () => {
       const asked: string[] = [];

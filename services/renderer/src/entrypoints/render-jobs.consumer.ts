@@ -1,4 +1,4 @@
-import { RENDERER_JOBS_CONSUMER, ack, nak, pullWorkers, term, type JetStreamClient, type PullWorkers } from '@app/messaging';
+import { RENDERER_JOBS_CONSUMER, pullWorkers, term, type JetStreamClient, type PullWorkers } from '@app/messaging';
 import { RenderJob } from '@app/proto/render';
 import type { Logger } from '@app/logging';
 import { trace } from '@app/telemetry';
@@ -30,8 +30,7 @@ export function renderJobsConsumer(deps: { js: JetStreamClient; perform: Perform
       trace.getActiveSpan()?.updateName(`render ${job.operation}`);
       trace.getActiveSpan()?.setAttribute('render.job_id', job.job_id);
       const isLast = msg.info.deliveryCount >= RENDERER_JOBS_CONSUMER.config.max_deliver;
-      const disposition = await perform(job, { isLast });
-      return disposition.kind === 'retry' ? nak(disposition.delayMs) : ack;
+      return perform(job, { isLast });
     },
   });
 }

@@ -1,4 +1,4 @@
-import { isAppError } from '@app/errors';
+import { ack, dispositionAfter, isAppError, isRetryable, type Disposition } from '@app/errors';
 import type { RenderJob, RenderParams } from '@app/proto/render';
 import { planRestrictedFeaturesOf, renderBudgetMs } from '@app/render-params';
 import { decide } from '../domain/task/task.decider.js';
@@ -8,10 +8,8 @@ import { checkRenderTargets } from '@app/net-guard';
 import type { AuthQuota, Clock, RenderJobs, TargetGuard, TaskStreams } from './ports.js';
 import { checkTaskQuery } from './task-query.js';
 
-/** What the transport does with the message afterwards. */
-export type Disposition = { kind: 'done' } | { kind: 'retry'; delayMs: number };
-
-const DONE: Disposition = { kind: 'done' };
+/** Before another delivery of a run whose admission failed for a passing reason (without a Retry-After). */
+const RETRY_DELAY_MS = 1_000;
 
 /**
  * A dispatched run whose job may not have reached the queue (a crash between the two) is published again
@@ -19,9 +17,6 @@ const DONE: Disposition = { kind: 'done' };
  * later, a second publish could render twice.
  */
 export const REPUBLISH_WINDOW_MS = 60_000;
-
-/** Failures worth another delivery: a backing service was unreachable. */
-const RETRYABLE: ReadonlySet<string> = new Set(['service_unavailable', 'internal_error']);
 
 const runError = (err: unknown): RunError =>
   isAppError(err) && err.code !== 'internal_error'
@@ -92,16 +87,16 @@ export function dispatchRun(deps: RunDeps) {
     const { taskId, runId } = run;
     const { state } = await streams.load(taskId);
     // Deleted since the claim: it stops at once. Finished already: nothing left to do.
-    if (state.status !== 'Active') return DONE;
+    if (state.status !== 'Active') return ack;
     const open = state.openRuns[runId];
-    if (!open) return DONE;
+    if (!open) return ack;
     const now = clock.now().getTime();
 
     const checked = checkQuery(state.definition.api, state.definition.query);
     if (!checked.params) {
       const problem = checked.problems[0]!;
       await fail(taskId, runId, { code: 'invalid_parameter', message: `${problem.parameter}: ${problem.message}` });
-      return DONE;
+      return ack;
     }
     const { params } = checked;
 
@@ -110,25 +105,27 @@ export function dispatchRun(deps: RunDeps) {
         const ids = { jobId: open.jobId, fileName: open.fileName ?? deps.newFileName(), reservationId: open.reservationId };
         await jobs.publish(renderJob(state, runId, ids, params, now));
       }
-      return DONE;
+      return ack;
     }
 
     try {
       await checkRenderTargets(params, (url, parameter) => guard.check(url, parameter));
     } catch (err) {
-      if (!isAppError(err) || RETRYABLE.has(err.code)) throw err;
+      if (isRetryable(err)) throw err;
       await fail(taskId, runId, runError(err));
-      return DONE;
+      return ack;
     }
 
     let reservationId: string | undefined;
     try {
       ({ reservationId } = await authQuota.admitRun({ accountId: state.accountId, features: ['tasks', ...planRestrictedFeaturesOf(params)] }));
     } catch (err) {
-      const retryable = !isAppError(err) || RETRYABLE.has(err.code);
-      if (retryable && !attempt.isLast) return { kind: 'retry', delayMs: 1_000 };
+      // The error table decides: a rate limit or an outage is waited out (its Retry-After) while deliveries
+      // remain; a refusal (plan, quota, billing) fails the run at once.
+      const after = dispositionAfter(err, attempt, RETRY_DELAY_MS);
+      if (after.kind === 'nak') return after;
       await fail(taskId, runId, runError(err));
-      return DONE;
+      return after;
     }
 
     const ids = { jobId: deps.newId(), fileName: deps.newFileName() };
@@ -144,11 +141,11 @@ export function dispatchRun(deps: RunDeps) {
     if (recorded.events.length === 0) {
       // Deleted in the meantime (or dispatched by another delivery): this reservation is not needed.
       if (reservationId) await jobs.withoutJob({ accountId: state.accountId, reservationId });
-      return DONE;
+      return ack;
     }
     await jobs.publish(renderJob(state, runId, { ...ids, reservationId }, params, now));
     deps.onDispatched?.(clock.now().getTime() - open.dueAt);
-    return DONE;
+    return ack;
   };
 }
 

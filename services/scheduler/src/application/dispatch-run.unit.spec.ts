@@ -47,7 +47,7 @@ describe('Run dispatch', () => {
   describe('When a started run is dispatched', () => {
     it('should admit it, record it, then publish its job with the validated parameters', async () => {
       const { dispatch, streams, auth, published } = setup();
-      expect(await dispatch({ taskId: 3, runId: RUN }, FIRST)).toEqual({ kind: 'done' });
+      expect(await dispatch({ taskId: 3, runId: RUN }, FIRST)).toEqual({ kind: 'ack' });
       expect(auth.admitted).toEqual([{ accountId: 'acc', features: ['tasks'], reservationId: 'res-1' }]);
       expect(streams.events(3).at(-1)).toEqual({
         type: 'TaskRunDispatched',
@@ -86,7 +86,7 @@ describe('Run dispatch', () => {
     it('should admit nothing and publish nothing', async () => {
       const deleted: TaskEvent = { type: 'TaskDeleted', data: { taskId: 3, deletedAt: DUE + 200 } };
       const { dispatch, auth, published } = setup([created, started, deleted]);
-      expect(await dispatch({ taskId: 3, runId: RUN }, FIRST)).toEqual({ kind: 'done' });
+      expect(await dispatch({ taskId: 3, runId: RUN }, FIRST)).toEqual({ kind: 'ack' });
       expect(auth.admitted).toEqual([]);
       expect(published).toEqual([]);
     });
@@ -109,10 +109,22 @@ describe('Run dispatch', () => {
     it('should ask for another delivery, and record the failure on the last one', async () => {
       const { dispatch, streams, auth } = setup();
       auth.refuse('acc', new AppError('service_unavailable', 'A backing service is unavailable; retry shortly.'));
-      expect(await dispatch({ taskId: 3, runId: RUN }, FIRST)).toEqual({ kind: 'retry', delayMs: 1_000 });
+      expect(await dispatch({ taskId: 3, runId: RUN }, FIRST)).toEqual({ kind: 'nak', delayMs: 1_000 });
       expect(types(streams.events(3))).toEqual(['TaskCreated', 'TaskRunStarted']);
-      expect(await dispatch({ taskId: 3, runId: RUN }, { isLast: true })).toEqual({ kind: 'done' });
+      expect(await dispatch({ taskId: 3, runId: RUN }, { isLast: true })).toEqual({ kind: 'ack' });
       expect(streams.events(3).at(-1)).toMatchObject({ type: 'TaskRunFinished', data: { error: { code: 'service_unavailable' } } });
+    });
+  });
+
+  describe('When the account is at its rate limit', () => {
+    it('should wait out the window (Retry-After) while deliveries remain, and record the failure on the last one', async () => {
+      const { dispatch, streams, auth, published } = setup();
+      auth.refuse('acc', new AppError('rate_limited', 'Too many requests.', { retryAfterSeconds: 30 }));
+      expect(await dispatch({ taskId: 3, runId: RUN }, FIRST)).toEqual({ kind: 'nak', delayMs: 30_000 });
+      expect(types(streams.events(3))).toEqual(['TaskCreated', 'TaskRunStarted']);
+      expect(await dispatch({ taskId: 3, runId: RUN }, { isLast: true })).toEqual({ kind: 'ack' });
+      expect(streams.events(3).at(-1)).toMatchObject({ type: 'TaskRunFinished', data: { outcome: 'failed', error: { code: 'rate_limited' } } });
+      expect(published).toEqual([]);
     });
   });
 

@@ -1,7 +1,7 @@
-import { hasCode } from '@app/errors';
+import { hasCode, type Disposition } from '@app/errors';
 import { keyToken } from '@app/messaging';
 import type { RenderFinished } from '@app/proto/render';
-import { decideAfterAttempt, type Disposition, type RetryPolicy } from '../domain/delivery-decision.js';
+import { decideAfterAttempt, type RetryPolicy } from '../domain/delivery-decision.js';
 import { signDelivery } from '../domain/signature.js';
 import { webhookBody } from '../domain/webhook-body.js';
 import type { Clock, DeliveryStates, SigningKeys, WebhookSender } from './ports.js';

@@ -1,3 +1,4 @@
+import type { Disposition } from '@app/errors';
 import type { WebhookState } from '@app/messaging';
 import { withJitter } from './retry-schedule.js';
 
@@ -9,8 +10,6 @@ export type AttemptOutcome =
   /** The SSRF check at delivery refused the target (it now resolves to a private address, say). */
   | { kind: 'target_not_allowed' };
 
-/** What JetStream should do with the message: the retry timing lives there. */
-export type Disposition = { kind: 'ack' } | { kind: 'term' } | { kind: 'nak'; delayMs: number };
 
 export interface RetryPolicy {
   /** Waits before the 2nd, 3rd, … attempt; its length + 1 is the number of attempts. */

@@ -218,4 +218,3 @@ export function decide(command: TaskCommand, state: Task): TaskEvent[] {
   }
 }
 
-export const taskDecider = { initialState, evolve, decide };

@@ -1,4 +1,4 @@
-import { SCHEDULER_RUN_DISPATCH_CONSUMER, ack, nak, pullWorkers, term, type JetStreamClient } from '@app/messaging';
+import { SCHEDULER_RUN_DISPATCH_CONSUMER, ack, pullWorkers, term, type JetStreamClient } from '@app/messaging';
 import type { Logger } from '@app/logging';
 import { TaskEventMessage } from '@app/proto/scheduler';
 import { taskIdOfStream } from '../../domain/task/task.js';
@@ -32,8 +32,7 @@ export function runDispatchConsumer(deps: { js: JetStreamClient; dispatch: Dispa
       // A prepared run starts with its job published: nothing is left to dispatch.
       if (typeof jobId === 'string') return ack;
       const isLast = msg.info.deliveryCount >= config.max_deliver;
-      const disposition = await deps.dispatch({ taskId, runId }, { isLast });
-      return disposition.kind === 'retry' ? nak(disposition.delayMs) : ack;
+      return deps.dispatch({ taskId, runId }, { isLast });
     },
   });
 }

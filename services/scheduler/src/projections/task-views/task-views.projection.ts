@@ -40,8 +40,6 @@ export interface RunView {
 /** A task event with its position in its stream. */
 export type VersionedTaskEvent = TaskEvent & { version: number };
 
-export const TASK_VIEWS_PROJECTION = { name: 'task-views', version: 1 } as const;
-
 /** Current task: null when it does not exist (never created, or deleted). */
 export function evolveTaskView(view: TaskView | null, event: VersionedTaskEvent): TaskView | null {
   const { version } = event;
