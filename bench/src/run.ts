@@ -26,7 +26,8 @@ const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
 // The baselines do no annoyance blocking, so like is compared with like (the default,
 // block_annoyance=cookies_banner, is measured in a row of its own).
 const LIKE_BASELINE = { block_annoyance: 'none' };
-const UNLIMITED = { PLAN_SCALE_RATE_LIMIT: '100000000', PLAN_SCALE_QUOTA: '100000000' };
+// The bench measures the service, not the plan: no rate limit, quota or renders-in-flight limit gets in the way.
+const UNLIMITED = { PLAN_SCALE_RATE_LIMIT: '100000000', PLAN_SCALE_QUOTA: '100000000', PLAN_SCALE_RENDERS_IN_FLIGHT: '100000000' };
 const rows: Row[] = [];
 const results: Record<string, unknown> = { date: new Date().toISOString(), machine: { cores: cpus().length }, quick };
 
