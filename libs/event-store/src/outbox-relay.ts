@@ -11,6 +11,11 @@ export interface OutboxRelayOptions {
    * consumers need each event once (the message id), not strictly in order.
    */
   inFlight?: number;
+  /**
+   * Which events are published (default: all). The others are marked published without a publish: what
+   * no consumer reads is not sent. They still count in `flush`'s total.
+   */
+  relays?: (event: StoredEvent) => boolean;
   /** Called when a background flush fails; the events stay pending and the next tick retries. */
   onError?: (err: unknown) => void;
 }
@@ -42,6 +47,7 @@ export function outboxRelay(
   }
   const inFlight = opts.inFlight ?? 1;
   if (!Number.isSafeInteger(inFlight) || inFlight < 1) throw new RangeError('outboxRelay: inFlight must be an integer ≥ 1');
+  const relays = opts.relays ?? (() => true);
   const onError = opts.onError ?? ((err: unknown) => console.error('outbox relay: publishing failed', err));
   let queue: Promise<unknown> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
@@ -56,7 +62,7 @@ export function outboxRelay(
         for (let from = 0; from < pending.length; from += inFlight) {
           const window = pending.slice(from, from + inFlight);
           // Started in global order; the outcomes are taken in the same order, up to the first failure.
-          const outcomes = await Promise.allSettled(window.map(async (event) => publish(event)));
+          const outcomes = await Promise.allSettled(window.map(async (event) => (relays(event) ? publish(event) : undefined)));
           for (const [i, outcome] of outcomes.entries()) {
             if (outcome.status === 'rejected') throw outcome.reason;
             published.push(window[i]!.id);

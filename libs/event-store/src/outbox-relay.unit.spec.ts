@@ -58,6 +58,20 @@ describe('outboxRelay', () => {
     });
   });
 
+  describe('When only some events are relayed', () => {
+    it('should publish those and mark every event published', async () => {
+      const events = [1, 2, 3, 4, 5].map(pendingEvent);
+      const store = memoryOutbox(events);
+      const publish = vi.fn(async (_e: StoredEvent) => undefined);
+      const relay = outboxRelay(store, publish, { intervalMs: 60_000, batch: 2, relays: (e) => e.version % 2 === 0 });
+
+      expect(await relay.flush()).toBe(5);
+
+      expect(publish.mock.calls.map(([e]) => e.version)).toEqual([2, 4]);
+      expect(await store.pendingOutbox(10)).toEqual([]);
+    });
+  });
+
   describe('When built with an empty batch', () => {
     it('should refuse the options', () => {
       expect(() => outboxRelay(fakeEventStore(), async () => undefined, { intervalMs: 10, batch: 0 })).toThrow(RangeError);

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { mongoEventStore, outboxRelay, sqliteEventStore, type EventStore, type OutboxRelay } from '@app/event-store';
+import { mongoEventStore, sqliteEventStore, type EventStore, type OutboxRelay } from '@app/event-store';
 import type { Logger } from '@app/logging';
 import { BUCKETS, Objm, busStatus, connectNats, ensureTopology, jetstream, renderJobPublisher, type NatsConnection } from '@app/messaging';
 import { SchedulerServiceService } from '@app/proto/scheduler';
@@ -22,6 +22,7 @@ import { eventStoreTaskIds } from './adapters/event-store-task-ids.js';
 import { grpcAuthQuota } from './adapters/grpc-auth-quota.js';
 import { natsRenderJobs } from './adapters/nats-render-jobs.js';
 import { natsTaskEventPublisher } from './adapters/nats-task-event-publisher.js';
+import { taskEventRelay } from './adapters/task-event-relay.js';
 import { netGuardTarget } from './adapters/net-guard-target.js';
 import { taskViews, type TaskViews } from './projections/task-views/task-views.js';
 import { schedulerService } from './entrypoints/grpc/scheduler.service.js';
@@ -63,7 +64,7 @@ async function openStore(config: SchedulerConfig): Promise<EventStore> {
 export async function createApp(config: SchedulerConfig, logger: Logger, o: Partial<SchedulerDeps> = {}): Promise<SchedulerApp> {
   const clock = o.clock ?? { now: () => new Date() };
   const store = o.store ?? (await openStore(config));
-  // A minute's runs are three JetStream publishes each (started, dispatched, the job): no stack per publish.
+  // A minute's runs are many JetStream publishes (the jobs, run-started events): no stack per publish.
   const nats = o.nats ?? (await connectNats({ servers: config.natsUrl, name: 'scheduler', asyncTraces: false }));
   await ensureTopology(nats);
   const js = jetstream(nats);
@@ -74,11 +75,8 @@ export async function createApp(config: SchedulerConfig, logger: Logger, o: Part
   const streams = eventStoreTaskStreams(store, { snapshotEvery: config.snapshotEvery });
   const views = taskViews(store, { runHistoryLimit: config.runHistoryLimit });
   const commands = taskCommands({ streams, ids: eventStoreTaskIds(store), views, clock, guard });
-  const relay = outboxRelay(store, natsTaskEventPublisher(js), {
+  const relay = taskEventRelay(store, natsTaskEventPublisher(js), {
     intervalMs: config.outboxIntervalMs,
-    batch: 1_000,
-    // Run-started events are dispatched by message id, from the stream's state: order across events is not needed.
-    inFlight: 256,
     onError: (err) => logger.error({ err }, 'relaying task events failed; retrying'),
   });
   const newId = o.newId ?? randomUUID;

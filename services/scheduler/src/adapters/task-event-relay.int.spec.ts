@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outboxMessageId, outboxRelay, sqliteEventStore, type EventStore, type StoredEvent } from '@app/event-store';
+import { outboxMessageId, sqliteEventStore, type EventStore, type StoredEvent } from '@app/event-store';
 import { STREAMS, jetstream } from '@app/messaging';
 import { TaskEventMessage } from '@app/proto/scheduler';
 import { decide } from '../domain/task/task.decider.js';
@@ -10,6 +10,7 @@ import type { TaskDefinition } from '../domain/task/task.js';
 import { startTestNats, streamMessages } from '../testing/nats.js';
 import { eventStoreTaskStreams } from './event-store-task-streams.js';
 import { natsTaskEventPublisher } from './nats-task-event-publisher.js';
+import { taskEventRelay } from './task-event-relay.js';
 
 // The outbox relay of the scheduler against a real nats-server and a real SQLite file. A "process" is a
 // store connection plus a relay; killing it between append and publish, or between publish and marking,
@@ -52,7 +53,7 @@ async function writeTask(store: EventStore, taskId: number, runs: number): Promi
 
 const publisher = () => natsTaskEventPublisher(jetstream(nats.nc));
 const relayOf = (store: EventStore, publish = publisher()) =>
-  outboxRelay(store, publish, { intervalMs: 60_000, batch: 7, onError: () => undefined });
+  taskEventRelay(store, publish, { intervalMs: 60_000, batch: 7, onError: () => undefined });
 
 /** A store whose process dies right after publishing, before the events are marked. */
 const diesBeforeMarking = (store: EventStore): EventStore => ({
@@ -73,7 +74,7 @@ async function allEvents(path: string): Promise<StoredEvent[]> {
 
 describe('Task event relay', () => {
   describe('When the scheduler is killed between append and publish, or between publish and marking', () => {
-    it('should put every event on the SCHEDULER stream exactly once, under its <stream>:<version> id', async () => {
+    it('should put every run started at its due instant on the SCHEDULER stream exactly once, under its <stream>:<version> id', async () => {
       const path = join(dir, 'crash.db');
       let duplicatesDropped = 0;
       const countingPublisher = () => {
@@ -117,10 +118,10 @@ describe('Task event relay', () => {
       expect(await proc.pendingOutbox(1_000)).toEqual([]);
       await proc.close();
 
-      const events = await allEvents(path);
+      const events = (await allEvents(path)).filter((e) => e.type === 'TaskRunStarted');
       const messages = await streamMessages(nats.nc, STREAMS.SCHEDULER.name);
       const ids = messages.map((m) => m.msgId);
-      expect(events).toHaveLength(12 + 4 * 4);
+      expect(events).toHaveLength(10 + 4 * 3);
       expect(ids).toHaveLength(events.length);
       expect(new Set(ids)).toEqual(new Set(events.map(outboxMessageId)));
       expect(duplicatesDropped).toBeGreaterThan(0); // re-published after a crash, dropped by the broker
@@ -128,9 +129,34 @@ describe('Task event relay', () => {
       // Published in global order, each with its subject and payload.
       const decoded = messages.map((m) => ({ subject: m.subject, event: TaskEventMessage.decode(m.data) }));
       expect(decoded.map((d) => d.event.global_position)).toEqual(events.map((e) => e.globalPosition));
-      expect(decoded[0]).toMatchObject({ subject: 'scheduler.task.created', event: { type: 'TaskCreated', stream_id: 'task-1', version: 1 } });
-      expect(decoded[1]).toMatchObject({ subject: 'scheduler.task.run-started', event: { type: 'TaskRunStarted', version: 2 } });
-      expect(JSON.parse(decoded[1]!.event.data_json)).toMatchObject({ taskId: 1, runId: expect.stringMatching(/^1-\d+$/) });
+      expect(decoded[0]).toMatchObject({ subject: 'scheduler.task.run-started', event: { type: 'TaskRunStarted', stream_id: 'task-1', version: 2 } });
+      expect(JSON.parse(decoded[0]!.event.data_json)).toMatchObject({ taskId: 1, runId: expect.stringMatching(/^1-\d+$/) });
+    });
+  });
+
+  describe('When a task is created, runs a prepared run and the run finishes', () => {
+    it('should relay none of its events (none is consumed) and leave nothing pending', async () => {
+      const store = sqliteEventStore({ path: join(dir, 'prepared.db') });
+      const streams = eventStoreTaskStreams(store, { snapshotEvery: 1_000 });
+      const t0 = Date.parse('2026-05-01T00:00:30Z');
+      const dueAt = t0 + 30_000;
+      const runId = `7-${dueAt / 1000}`;
+      const commands = [
+        { type: 'CreateTask', data: { taskId: 7, accountId: 'acc', definition, enabled: true }, metadata: { now: t0 } },
+        { type: 'PrepareRun', data: { runId, dueAt, jobId: 'job-7', fileName: 'file-7' }, metadata: { now: t0 + 1 } },
+        { type: 'StartPreparedRun', data: { runId }, metadata: { now: dueAt } },
+        { type: 'FinishRun', data: { runId, outcome: 'succeeded', file: 'file-7' }, metadata: { now: dueAt + 2_000 } },
+      ] as const;
+      for (const command of commands) await streams.change(7, (s) => decide(command, s));
+      const before = (await streamMessages(nats.nc, STREAMS.SCHEDULER.name)).length;
+
+      expect(await relayOf(store).flush()).toBe(4);
+
+      expect(await store.pendingOutbox(10)).toEqual([]);
+      expect((await store.readStream('task-7')).map((e) => e.type)).toEqual(['TaskCreated', 'TaskRunPrepared', 'TaskRunStarted', 'TaskRunFinished']);
+      const messages = await streamMessages(nats.nc, STREAMS.SCHEDULER.name);
+      expect(messages.slice(before).map((m) => m.subject)).toEqual([]);
+      await store.close();
     });
   });
 });
