@@ -11,14 +11,18 @@ import { recordScreencast } from './recorder.js';
 
 // The encoder is a real ffmpeg process: these tests prove it never outlives its recording.
 
-/** Live ffmpeg processes started for screencasts (their output lies in a renderer-screencast-* folder). */
+/**
+ * Live ffmpeg processes this test process started for screencasts (their output lies in a
+ * renderer-screencast-* folder). Other test files record screencasts at the same time: only our children count.
+ */
 function screencastEncoders(): number[] {
   const pids: number[] = [];
   for (const entry of readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
     try {
       const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      const state = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.[0];
-      if (cmdline.startsWith('ffmpeg') && cmdline.includes('renderer-screencast-') && state !== 'Z') pids.push(Number(entry));
+      const [state, ppid] = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+      const ours = Number(ppid) === process.pid;
+      if (ours && cmdline.startsWith('ffmpeg') && cmdline.includes('renderer-screencast-') && state !== 'Z') pids.push(Number(entry));
     } catch {
       // exited while listing
     }
