@@ -40,6 +40,8 @@ export interface SchedulerDeps {
   guard: TargetGuard;
   newId: () => string;
   newFileName: () => string;
+  /** Told how late each run's job went out after its due instant (the dispatch-lag metric by default). */
+  onDispatched: (lagMs: number) => void;
 }
 
 export interface SchedulerApp extends App {
@@ -88,7 +90,7 @@ export async function createApp(config: SchedulerConfig, logger: Logger, o: Part
     if (preparation.readyCount() > 0) timer.arm(preparation.nextDueAt());
   };
   const timer = dueInstantTimer({ fire: startDue, logger });
-  const runDeps = { streams, authQuota, jobs, guard, clock, newId, newFileName, onDispatched: schedulerMetrics().dispatched };
+  const runDeps = { streams, authQuota, jobs, guard, clock, newId, newFileName, onDispatched: o.onDispatched ?? schedulerMetrics().dispatched };
   const preparation = runPreparation({
     ...runDeps,
     views,

@@ -20,11 +20,13 @@ let harness: SchedulerHarness;
 const replicas: Replica[] = [];
 const clock = controlledClock(T0);
 const auths = [recordingAuthQuota(), recordingAuthQuota()];
+/** Dispatch lags (ms after the due instant) each replica reported for the jobs it published. */
+const lags: number[] = [];
 
 beforeAll(async () => {
   // Few runs prepared at once per replica, so that a burst is shared by both.
   harness = await startSchedulerHarness({ SCHEDULER_PREPARE_LEAD_MS: '20000', SCHEDULER_DISPATCH_CONCURRENCY: '4' });
-  for (const auth of auths) replicas.push(await harness.replica({ clock, authQuota: auth.port }));
+  for (const auth of auths) replicas.push(await harness.replica({ clock, authQuota: auth.port, onDispatched: (lagMs) => void lags.push(lagMs) }));
 });
 
 afterAll(async () => {
@@ -79,6 +81,8 @@ describe('Runs prepared ahead of their due instant', () => {
       expect(job).toMatchObject({ run_id: `${task.id}-${at('08:01:00') / 1000}`, created_unix_ms: at('08:01:00'), origin: 'task' });
       // The job carries the run's reservation: auth-quota settles it from the render's outcome.
       expect(job!.reservation_id).toBe(admitted()[0]!.reservationId);
+      // The dispatch-lag metric hears of it: published at its due instant (the controlled clock stands still).
+      expect(lags).toEqual([0]);
       await until(async () => (await replicas[1]!.get(task.id)).runs === 1, 10_000, 'the run counted');
       // Neither the other replica nor the dispatcher of started runs renders it again.
       await tickAt(at('08:01:00.500'));

@@ -125,6 +125,7 @@ export function runPreparation(deps: RunDeps & {
       try {
         await jobs.publish(r.job);
         published.push(r);
+        deps.onDispatched?.(now() - r.dueAt);
       } catch (err) {
         deps.onError?.(err, r.taskId);
         cancelled.push(r);
