@@ -31,6 +31,7 @@ export const SUBJECTS = {
   renderStart: (jobId: string) => `renderer.start.${jobId}`,
   /** RenderStarted, published when a renderer starts an asynchronous job. */
   renderStarted: (jobId: string) => `renderer.render.started.${jobId}`,
+  renderStartedPrefix: 'renderer.render.started.',
   renderEventsAll: 'renderer.render.>',
   /**
    * RenderFinished of a request that held a quota reservation but ended without a render job (refused

@@ -4,7 +4,6 @@ import { RenderFinished } from '@app/proto/render';
 import type { Logger } from '@app/logging';
 import type { Admission } from '../application/admission.js';
 
-const STARTED = 'renderer.render.started.';
 const ACCOUNT_ID = /^[A-Za-z0-9_-]{1,100}$/;
 
 /**
@@ -30,7 +29,7 @@ export function renderOutcomesConsumer(deps: { js: JetStreamClient; admission: A
     errorDelayMs: 1_000,
     span: (msg) => ({ name: 'settle reservation', attributes: { 'messaging.subject': msg.subject } }),
     async handle(msg) {
-      if (msg.subject.startsWith(STARTED)) return ack;
+      if (msg.subject.startsWith(SUBJECTS.renderStartedPrefix)) return ack;
       let event: RenderFinished;
       try {
         event = RenderFinished.decode(msg.data);

@@ -3,8 +3,6 @@ import { RenderFinished, RenderStarted } from '@app/proto/render';
 import type { Logger } from '@app/logging';
 import type { FinishAsyncRender } from '../application/finish-async-render.js';
 
-const STARTED = 'renderer.render.started.';
-
 /**
  * The edge replicas' shared durable consumer of render events: folds them into async render status
  * and indexes cache entries (reservations that ended without a job are auth-quota's alone). A failure (auth-quota or NATS briefly away) is nak'ed and
@@ -24,7 +22,7 @@ export function renderEventsConsumer(deps: { js: JetStreamClient; finish: Finish
       if (msg.subject.startsWith(SUBJECTS.renderWithoutJobPrefix)) return ack;
       let work: () => Promise<void>;
       try {
-        if (msg.subject.startsWith(STARTED)) {
+        if (msg.subject.startsWith(SUBJECTS.renderStartedPrefix)) {
           const event = RenderStarted.decode(msg.data);
           work = () => finish.started(event);
         } else {
