@@ -6,6 +6,7 @@ import { SchedulerServiceClient } from '@app/proto/scheduler';
 import { hasCode } from '@app/errors';
 import { callUnary } from '@app/rpc';
 import type { Stack } from '@app/stack';
+import { accountsAdmin } from '@app/testkit';
 import { percentile, runConcurrently } from '../stats.js';
 
 export interface SchedulerResult {
@@ -22,16 +23,27 @@ export interface SchedulerResult {
 }
 
 /**
- * `tasks` every_minute tasks; no renderer runs, a recording subscriber sees each render job as it is
- * published. The figure is the delay between the minute's due instant and the job's publication.
+ * `tasks` every_minute tasks spread evenly over `accounts` accounts of the scale plan (a platform's
+ * tasks belong to many accounts; one account's renders in flight are bounded); no renderer runs, a
+ * recording subscriber sees each render job as it is published. The figure is the delay between the
+ * minute's due instant and the job's publication.
  */
-export async function schedulerScenario(opts: { stack: Stack; tasks: number; url: string; leadMs: number; log: (m: string) => void }): Promise<SchedulerResult> {
+export async function schedulerScenario(opts: {
+  stack: Stack;
+  tasks: number;
+  accounts: number;
+  url: string;
+  leadMs: number;
+  log: (m: string) => void;
+}): Promise<SchedulerResult> {
   const { stack } = opts;
   const auth = new AuthQuotaServiceClient(stack.authQuotaAddress, credentials.createInsecure());
   const scheduler = new SchedulerServiceClient(stack.schedulerAddress, credentials.createInsecure());
+  const admin = accountsAdmin(stack.authQuotaAddress);
   const nc = await connect({ servers: stack.natsUrl });
   try {
-    const accountId = (await callUnary(auth, auth.authenticate, { access_key: stack.demo.accessKey })).account!.account_id;
+    const accountIds = [(await callUnary(auth, auth.authenticate, { access_key: stack.demo.accessKey })).account!.account_id];
+    while (accountIds.length < opts.accounts) accountIds.push((await admin.create('scale', `bench-${accountIds.length}`)).accountId);
     const createStart = performance.now();
     // A busy store may answer a creation `concurrency_conflict` ("retry shortly"): the client retries.
     const create = async (i: number) => {
@@ -40,7 +52,7 @@ export async function schedulerScenario(opts: { stack: Stack; tasks: number; url
           return await callUnary(
             scheduler,
             scheduler.createTask,
-            { account_id: accountId, name: `bench-${i}`, api: 'screenshot', query: `url=${encodeURIComponent(opts.url)}`, frequency: 'every_minute' },
+            { account_id: accountIds[i % accountIds.length]!, name: `bench-${i}`, api: 'screenshot', query: `url=${encodeURIComponent(opts.url)}`, frequency: 'every_minute' },
             { timeoutMs: 30_000 },
           );
         } catch (err) {
@@ -51,7 +63,7 @@ export async function schedulerScenario(opts: { stack: Stack; tasks: number; url
     };
     await runConcurrently(opts.tasks, 16, create);
     const createSeconds = (performance.now() - createStart) / 1000;
-    opts.log(`created ${opts.tasks} tasks in ${createSeconds.toFixed(1)} s`);
+    opts.log(`created ${opts.tasks} tasks of ${accountIds.length} accounts in ${createSeconds.toFixed(1)} s`);
 
     // Measure the first whole minute after every task exists that leaves the scheduler its lead time
     // (runs are prepared up to SCHEDULER_PREPARE_LEAD_MS ahead, 40 s by default).
@@ -96,6 +108,7 @@ export async function schedulerScenario(opts: { stack: Stack; tasks: number; url
     };
   } finally {
     auth.close();
+    admin.close();
     scheduler.close();
     await nc.close();
   }

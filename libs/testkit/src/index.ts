@@ -13,3 +13,4 @@ export * from './video-info.js';
 export * from './forward-proxy.js';
 export * from './prometheus.js';
 export * from './browser.js';
+export * from './test-bus.js';

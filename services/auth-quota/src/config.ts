@@ -1,4 +1,5 @@
 import { envAddress, envInt, envOptional, envPort, envString, loadConfig, z } from '@app/config';
+import { MAX_RENDERS_IN_FLIGHT } from './domain/limits/account-limits.js';
 import { DEFAULT_PLAN_LIMITS, PLANS, type Plan, type PlanLimits } from './domain/account/plans.js';
 
 const schema = z.object({
@@ -24,7 +25,7 @@ const schema = z.object({
     PLANS.flatMap((p) => [
       [`PLAN_${p.toUpperCase()}_RATE_LIMIT`, envInt(DEFAULT_PLAN_LIMITS[p].rateLimitPerMinute, 1)],
       [`PLAN_${p.toUpperCase()}_QUOTA`, envInt(DEFAULT_PLAN_LIMITS[p].monthlyQuota, 0)],
-      [`PLAN_${p.toUpperCase()}_RENDERS_IN_FLIGHT`, envInt(DEFAULT_PLAN_LIMITS[p].rendersInFlight, 1)],
+      [`PLAN_${p.toUpperCase()}_RENDERS_IN_FLIGHT`, envInt(DEFAULT_PLAN_LIMITS[p].rendersInFlight, 1, MAX_RENDERS_IN_FLIGHT)],
     ]),
   ),
 });

@@ -6,8 +6,9 @@ import type { LimitsStore } from '../application/ports.js';
 const MAX_CAS_ATTEMPTS = 50;
 
 const keyOf = (accountId: string) => `account.${accountId}`;
-const encode = (state: LimitsState) => new TextEncoder().encode(JSON.stringify(state));
-const decode = (bytes: Uint8Array): LimitsState => ({ ...emptyLimits(), ...(JSON.parse(new TextDecoder().decode(bytes)) as LimitsState) });
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const decode = (bytes: Uint8Array): LimitsState => ({ ...emptyLimits(), ...(JSON.parse(decoder.decode(bytes)) as LimitsState) });
 
 /** JetStream's answer when the entry moved since the revision we wrote against. */
 function isWrongRevision(err: unknown): boolean {
@@ -15,14 +16,26 @@ function isWrongRevision(err: unknown): boolean {
   return e?.api_error?.err_code === 10071 || /wrong last sequence/i.test(e?.message ?? '');
 }
 
+interface Pending {
+  decide: (state: LimitsState) => unknown;
+  resolve: (result: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
 /**
  * Account limits in the quota-limits KV bucket, changed by compare-and-set on the entry's revision: a
  * change is decided on the latest value this replica saw and written only if nobody wrote since; when
  * someone did, it is decided again on the fresh value. The common case (this replica wrote last) is one
  * round trip.
+ *
+ * Changes of one account on this replica are written one write at a time, and the changes that arrive
+ * while a write is under way go together in the next (each decided in arrival order, as if alone): a
+ * burst of settlements of one account costs a few writes, not a compare-and-set race among hundreds.
  */
 export function kvLimitsStore(kv: KV, opts: { maxCachedAccounts?: number } = {}): LimitsStore {
   const seen = new LRUCache<string, { json: string; revision: number }>({ max: opts.maxCachedAccounts ?? 50_000 });
+  /** Per account: changes waiting for the write under way to finish. */
+  const queued = new Map<string, Pending[]>();
 
   const fetch = async (accountId: string) => {
     const entry = await kv.get(keyOf(accountId));
@@ -34,28 +47,68 @@ export function kvLimitsStore(kv: KV, opts: { maxCachedAccounts?: number } = {})
     return latest;
   };
 
+  /**
+   * Decides every change of the batch on one draft, in order. A change that throws (a defect: decisions
+   * return their refusals) is left out and the others are decided again without it, from the value read.
+   */
+  const decideAll = (json: string, batch: Pending[]) => {
+    const failed = new Map<Pending, unknown>();
+    for (;;) {
+      const draft = JSON.parse(json) as LimitsState;
+      const results = new Map<Pending, unknown>();
+      try {
+        for (const p of batch) if (!failed.has(p)) results.set(p, p.decide(draft));
+        return { draft, results, failed };
+      } catch (err) {
+        failed.set(batch.find((p) => !failed.has(p) && !results.has(p))!, err);
+      }
+    }
+  };
+
+  /** Writes the account's queued changes, batch after batch, until none is left. */
+  async function drain(accountId: string): Promise<void> {
+    for (;;) {
+      const batch = queued.get(accountId)!;
+      if (batch.length === 0) {
+        queued.delete(accountId);
+        return;
+      }
+      queued.set(accountId, []);
+      try {
+        let current = seen.get(accountId) ?? (await fetch(accountId));
+        for (let attempt = 1; ; attempt++) {
+          const { draft, results, failed } = decideAll(current.json, batch);
+          const json = JSON.stringify(draft);
+          try {
+            const revision = await kv.put(keyOf(accountId), encoder.encode(json), { previousSeq: current.revision });
+            seen.set(accountId, { json, revision });
+            for (const p of batch) failed.has(p) ? p.reject(failed.get(p)) : p.resolve(results.get(p));
+            break;
+          } catch (err) {
+            if (!isWrongRevision(err) || attempt >= MAX_CAS_ATTEMPTS) throw err;
+            current = await fetch(accountId);
+          }
+        }
+      } catch (err) {
+        seen.delete(accountId);
+        for (const p of batch) p.reject(err);
+      }
+    }
+  }
+
   return {
     async read(accountId) {
       return JSON.parse((await fetch(accountId)).json) as LimitsState;
     },
 
-    async change(accountId, decide) {
-      let current = seen.get(accountId) ?? (await fetch(accountId));
-      for (let attempt = 1; ; attempt++) {
-        const draft = JSON.parse(current.json) as LimitsState;
-        const result = decide(draft);
-        try {
-          const revision = await kv.put(keyOf(accountId), encode(draft), { previousSeq: current.revision });
-          seen.set(accountId, { json: JSON.stringify(draft), revision });
-          return result;
-        } catch (err) {
-          if (!isWrongRevision(err) || attempt >= MAX_CAS_ATTEMPTS) {
-            seen.delete(accountId);
-            throw err;
-          }
-          current = await fetch(accountId);
-        }
-      }
+    change<R>(accountId: string, decide: (state: LimitsState) => R): Promise<R> {
+      return new Promise<R>((resolve, reject) => {
+        const pending: Pending = { decide, resolve: resolve as (r: unknown) => void, reject };
+        const batch = queued.get(accountId);
+        if (batch) return void batch.push(pending);
+        queued.set(accountId, [pending]);
+        void drain(accountId);
+      });
     },
   };
 }

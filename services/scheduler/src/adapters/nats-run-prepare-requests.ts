@@ -1,3 +1,4 @@
+import pMap from 'p-map';
 import { SUBJECTS, type JetStreamClient } from '@app/messaging';
 import { runIdOf } from '../domain/task/task.js';
 
@@ -6,6 +7,8 @@ export interface PrepareRequest {
   dueAt: number;
 }
 
+/** Publishes awaiting their acknowledgement at once, at most. */
+const PUBLISH_CONCURRENCY = 256;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -21,12 +24,15 @@ export function decodePrepareRequest(data: Uint8Array): PrepareRequest | undefin
 
 /**
  * Announces runs to prepare on `scheduler.run.prepare`, one message per run (its id is the run's, so every
- * replica may announce the same occurrence and the stream keeps one).
+ * replica may announce the same occurrence and the stream keeps one). A minute's burst is published a
+ * bounded number at a time: thousands of publishes awaiting their acks at once only time out together.
  */
 export function natsRunPrepareRequests(js: JetStreamClient) {
   return async (runs: PrepareRequest[]): Promise<void> => {
-    await Promise.all(
-      runs.map((r) => js.publish(SUBJECTS.taskRunPrepare, encoder.encode(JSON.stringify(r)), { msgID: `prepare:${runIdOf(r.taskId, r.dueAt)}` })),
+    await pMap(
+      runs,
+      (r) => js.publish(SUBJECTS.taskRunPrepare, encoder.encode(JSON.stringify(r)), { msgID: `prepare:${runIdOf(r.taskId, r.dueAt)}` }),
+      { concurrency: PUBLISH_CONCURRENCY },
     );
   };
 }

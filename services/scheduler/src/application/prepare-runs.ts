@@ -1,3 +1,4 @@
+import pMap from 'p-map';
 import type { RenderJob } from '@app/proto/render';
 import { planRestrictedFeaturesOf } from '@app/render-params';
 import { decide } from '../domain/task/task.decider.js';
@@ -19,14 +20,6 @@ interface ReadyRun {
 }
 
 const definitionOf = (t: Pick<TaskView, 'api' | 'query' | 'crontab' | 'timezone'>) => `${t.api}\n${t.query}\n${t.crontab}\n${t.timezone}`;
-
-async function forEachBounded<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await fn(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
 
 /**
  * Runs prepared ahead of their due instant, so that the instant itself costs one publish per run.
@@ -121,7 +114,7 @@ export function runPreparation(deps: RunDeps & {
     }
     // The jobs first, all of them: recording the starts is not on the way to the renderers.
     const published: ReadyRun[] = [];
-    await forEachBounded(starting, deps.concurrency, async (r) => {
+    await pMap(starting, async (r) => {
       try {
         await jobs.publish(r.job);
         published.push(r);
@@ -130,21 +123,21 @@ export function runPreparation(deps: RunDeps & {
         deps.onError?.(err, r.taskId);
         cancelled.push(r);
       }
-    });
-    await forEachBounded(published, deps.concurrency, async (r) => {
+    }, { concurrency: deps.concurrency });
+    await pMap(published, async (r) => {
       try {
         await streams.change(r.taskId, (current) => decide({ type: 'StartPreparedRun', data: { runId: r.runId }, metadata: { now: now() } }, current));
       } catch (err) {
         deps.onError?.(err, r.taskId);
       }
-    });
-    await forEachBounded(cancelled, deps.concurrency, async (r) => {
+    }, { concurrency: deps.concurrency });
+    await pMap(cancelled, async (r) => {
       try {
         await cancel(r);
       } catch (err) {
         deps.onError?.(err, r.taskId);
       }
-    });
+    }, { concurrency: deps.concurrency });
     return published.length;
   }
 
@@ -152,7 +145,7 @@ export function runPreparation(deps: RunDeps & {
   async function cancelAll(): Promise<void> {
     const all = [...ready.values()];
     ready.clear();
-    await forEachBounded(all, deps.concurrency, (r) => cancel(r).catch((err: unknown) => deps.onError?.(err, r.taskId)));
+    await pMap(all, (r) => cancel(r).catch((err: unknown) => deps.onError?.(err, r.taskId)), { concurrency: deps.concurrency });
   }
 
   return {

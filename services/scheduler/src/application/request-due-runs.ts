@@ -1,3 +1,4 @@
+import pMap from 'p-map';
 import { decide } from '../domain/task/task.decider.js';
 import { runIdOf } from '../domain/task/task.js';
 import { dueOccurrence } from '../schedule/occurrences.js';
@@ -10,14 +11,6 @@ export const CATCH_UP_WINDOW_MS = 3_600_000;
 
 /** Claims at once, at most (the store commits the claims made at the same moment together). */
 const CLAIM_CONCURRENCY = 256;
-
-async function forEachBounded<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await fn(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
 
 export interface TickResult {
   /** Runs this replica started (claimed). */
@@ -93,7 +86,7 @@ export function dueRunRequests(deps: {
     if (upcoming.length > 0) await deps.onUpcoming?.(upcoming).catch((err: unknown) => deps.onError?.(err, upcoming[0]!.taskId));
 
     const result: TickResult = { started: 0, alreadyClaimed: 0 };
-    await forEachBounded(due, CLAIM_CONCURRENCY, async ({ taskId, dueAt }) => {
+    await pMap(due, async ({ taskId, dueAt }) => {
       try {
         const change = await streams.change(taskId, (state) =>
           decide({ type: 'StartRun', data: { runId: runIdOf(taskId, dueAt), dueAt }, metadata: { now } }, state),
@@ -103,7 +96,7 @@ export function dueRunRequests(deps: {
       } catch (err) {
         deps.onError?.(err, taskId);
       }
-    });
+    }, { concurrency: CLAIM_CONCURRENCY });
     return result;
   };
 }

@@ -51,6 +51,13 @@ export type ReserveDecision =
 
 export type SettleResult = 'committed' | 'released' | 'repeated' | 'unknown';
 
+/**
+ * The largest renders-in-flight limit a plan may have. An account's open reservations are part of its one
+ * limits value, which every admission and settlement rewrites whole by compare-and-set; this bound keeps
+ * that value small (tens of kB) and each change fast, whatever the load. Past it the value outgrows the
+ * bus's message size and every change of the account fails.
+ */
+export const MAX_RENDERS_IN_FLIGHT = 1_000;
 const WINDOW_MS = 60_000;
 const MONTHS_KEPT = 3;
 const SETTLED_KEPT = 128;
