@@ -1,3 +1,5 @@
+import { WebhookDelivery } from '@app/proto/render';
+
 /**
  * Keys and shared records of the render-status KV bucket: `render.<id>` is an asynchronous render's
  * status (written by edge-http), `webhook.<id>` the state of its webhook delivery (written by the
@@ -14,6 +16,7 @@ export const renderStatusKey = (renderId: string) => `render.${keyToken(renderId
 export const webhookStateKey = (renderId: string) => `webhook.${keyToken(renderId)}`;
 export const RENDER_STATUS_KEYS = 'render.>';
 
+/** The state of a render's webhook delivery (the proto message WebhookDelivery, render.proto). */
 export interface WebhookState {
   /** pending: attempts go on; delivered: a 2xx arrived; failed: the schedule ran out, or 410. */
   state: 'pending' | 'delivered' | 'failed';
@@ -24,4 +27,40 @@ export interface WebhookState {
   lastError?: string | undefined;
   lastAttemptUnixMs?: number | undefined;
   nextAttemptUnixMs?: number | undefined;
+}
+
+const STATES: ReadonlySet<string> = new Set<WebhookState['state']>(['pending', 'delivered', 'failed']);
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** The value of `webhook.<id>`: the WebhookDelivery message's JSON. */
+export function encodeWebhookState(state: WebhookState): Uint8Array {
+  const message: WebhookDelivery = {
+    state: state.state,
+    attempts: state.attempts,
+    last_status: state.lastStatus,
+    last_error: state.lastError,
+    last_attempt_unix_ms: state.lastAttemptUnixMs,
+    next_attempt_unix_ms: state.nextAttemptUnixMs,
+  };
+  return encoder.encode(JSON.stringify(WebhookDelivery.toJSON(message)));
+}
+
+/** A stored delivery state, or undefined when the value is not one. */
+export function decodeWebhookState(value: Uint8Array): WebhookState | undefined {
+  let m: WebhookDelivery;
+  try {
+    m = WebhookDelivery.fromJSON(JSON.parse(decoder.decode(value)));
+  } catch {
+    return undefined;
+  }
+  if (!STATES.has(m.state)) return undefined;
+  return {
+    state: m.state as WebhookState['state'],
+    attempts: m.attempts,
+    lastStatus: m.last_status,
+    lastError: m.last_error,
+    lastAttemptUnixMs: m.last_attempt_unix_ms,
+    nextAttemptUnixMs: m.next_attempt_unix_ms,
+  };
 }

@@ -1,7 +1,9 @@
+import { ResultObjectMeta as ResultObjectMetaMessage } from '@app/proto/render';
+
 /**
- * The metadata every object of the render-results bucket carries, written by the renderer and read by
- * edge-http (files, cache, sweeper). nats-server 2.9 has no per-message TTL, so each object's expiry
- * lives here and is enforced on read and by the sweeper.
+ * The metadata every object of the render-results bucket carries (the proto message ResultObjectMeta,
+ * render.proto), as the renderer and edge-http use it. It travels as one object metadata entry, `result`,
+ * holding the message's JSON.
  */
 export interface ResultObjectMeta {
   accountId: string;
@@ -17,38 +19,39 @@ export interface ResultObjectMeta {
   attachmentName?: string | undefined;
 }
 
+const ENTRY = 'result';
+
 export function encodeResultMeta(meta: ResultObjectMeta): Record<string, string> {
-  const out: Record<string, string> = {
+  const message: ResultObjectMetaMessage = {
     account_id: meta.accountId,
-    expires_unix_ms: String(meta.expiresUnixMs),
+    expires_unix_ms: meta.expiresUnixMs,
     content_type: meta.contentType,
     extension: meta.extension,
     kind: meta.kind,
-    headers: JSON.stringify(meta.headers),
+    headers: meta.headers,
+    attachment_name: meta.attachmentName,
   };
-  if (meta.attachmentName) out.attachment_name = meta.attachmentName;
-  return out;
+  return { [ENTRY]: JSON.stringify(ResultObjectMetaMessage.toJSON(message)) };
 }
 
 /** The metadata of an object, or undefined when it was not written with it (never served then). */
 export function decodeResultMeta(raw: Record<string, string> | undefined): ResultObjectMeta | undefined {
-  if (!raw?.account_id || !raw.expires_unix_ms || !raw.content_type) return undefined;
-  const expiresUnixMs = Number(raw.expires_unix_ms);
-  if (!Number.isFinite(expiresUnixMs)) return undefined;
-  let headers: Record<string, string> = {};
+  const json = raw?.[ENTRY];
+  if (!json) return undefined;
+  let m: ResultObjectMetaMessage;
   try {
-    const parsed: unknown = JSON.parse(raw.headers ?? '{}');
-    if (parsed && typeof parsed === 'object') headers = parsed as Record<string, string>;
+    m = ResultObjectMetaMessage.fromJSON(JSON.parse(json));
   } catch {
-    headers = {};
+    return undefined;
   }
+  if (!m.account_id || !m.content_type || !Number.isFinite(m.expires_unix_ms) || m.expires_unix_ms <= 0) return undefined;
   return {
-    accountId: raw.account_id,
-    expiresUnixMs,
-    contentType: raw.content_type,
-    extension: raw.extension ?? '',
-    kind: raw.kind === 'file' ? 'file' : 'transient',
-    headers,
-    attachmentName: raw.attachment_name,
+    accountId: m.account_id,
+    expiresUnixMs: m.expires_unix_ms,
+    contentType: m.content_type,
+    extension: m.extension,
+    kind: m.kind === 'file' ? 'file' : 'transient',
+    headers: m.headers,
+    attachmentName: m.attachment_name,
   };
 }

@@ -45,7 +45,7 @@ export const SUBJECTS = {
    * the new account events and answers, so the replica that made the change returns once all have it.
    */
   accountDirectoryChanged: 'authquota.directory.changed',
-  /** TaskEventMessage relayed from the scheduler's event store, e.g. `scheduler.task.run-started`. */
+  /** TaskRunStartedEvent relayed from the scheduler's event store (`scheduler.task.run-started`, the one task event relayed). */
   schedulerTaskEvent: (kebabType: string) => `scheduler.task.${kebabType}`,
   /** A task run claimed its occurrence: the scheduler's dispatchers turn it into a render job. */
   taskRunStarted: 'scheduler.task.run-started',

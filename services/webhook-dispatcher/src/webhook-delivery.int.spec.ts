@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '@app/logging';
-import { BUCKETS, Kvm, SUBJECTS, connectNats, ensureTopology, jetstream, webhookStateKey, type NatsConnection } from '@app/messaging';
+import { BUCKETS, Kvm, SUBJECTS, connectNats, decodeWebhookState, ensureTopology, jetstream, webhookStateKey, type NatsConnection } from '@app/messaging';
 import { RenderFinished } from '@app/proto/render';
 import type { App } from '@app/runtime';
 import { ensureSelfSignedCertificate, startNatsServer, type RunningNats } from '@app/stack';
@@ -72,7 +72,7 @@ async function finish(webhookUrl: string, over: Partial<RenderFinished> = {}): P
 const stateOf = async (id: string) => {
   const kv = await new Kvm(nc).open(BUCKETS.renderStatus.name);
   const e = await kv.get(webhookStateKey(id));
-  return e ? (JSON.parse(new TextDecoder().decode(e.value)) as { state: string; attempts: number; lastError?: string }) : undefined;
+  return e ? decodeWebhookState(e.value) : undefined;
 };
 
 const receiver = (answer?: (n: number) => ReceiverAnswer, https = false) =>

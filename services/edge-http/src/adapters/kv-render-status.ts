@@ -1,4 +1,4 @@
-import { RENDER_STATUS_KEYS, renderStatusKey, webhookStateKey, type KV, type WebhookState } from '@app/messaging';
+import { RENDER_STATUS_KEYS, decodeWebhookState, renderStatusKey, webhookStateKey, type KV } from '@app/messaging';
 import type { RenderStatusStore } from '../application/async-ports.js';
 import type { RenderRecord } from '../application/render-record.js';
 
@@ -57,7 +57,7 @@ export function kvRenderStatus(kv: KV): RenderStatusStore {
     },
     async webhookState(id) {
       const entry = await kv.get(webhookStateKey(id));
-      return entry && entry.operation === 'PUT' ? decode<WebhookState>(entry.value) : undefined;
+      return entry && entry.operation === 'PUT' ? decodeWebhookState(entry.value) : undefined;
     },
   };
 }

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUCKETS, Kvm, Objm, connectNats, encodeResultMeta, ensureTopology, webhookStateKey, type NatsConnection } from '@app/messaging';
+import { BUCKETS, Kvm, Objm, connectNats, encodeResultMeta, encodeWebhookState, ensureTopology, webhookStateKey, type NatsConnection } from '@app/messaging';
 import { startNatsServer, type RunningNats } from '@app/stack';
 import type { RenderRecord } from '../application/render-record.js';
 import { kvCacheIndex } from './kv-cache-index.js';
@@ -50,7 +50,7 @@ describe('kvRenderStatus', () => {
       const store = kvRenderStatus(kv);
       await store.create(record('r2'));
       await store.create(record('task:7/run.1'));
-      await kv.put(webhookStateKey('r2'), JSON.stringify({ state: 'delivered', attempts: 2 }));
+      await kv.put(webhookStateKey('r2'), encodeWebhookState({ state: 'delivered', attempts: 2 }));
       const ids: string[] = [];
       for await (const r of store.list()) ids.push(r.id);
       expect(ids.sort()).toEqual(['r1', 'r2', 'task:7/run.1']);

@@ -1,6 +1,7 @@
 import { outboxMessageId, type StoredEvent } from '@app/event-store';
 import { SUBJECTS, headers, type JetStreamClient } from '@app/messaging';
-import { TaskEventMessage } from '@app/proto/scheduler';
+import { TaskRunStartedEvent } from '@app/proto/scheduler';
+import type { TaskRunStarted } from '../domain/task/task.js';
 
 /** `TaskRunStarted` → `run-started`, `TaskCreated` → `created`. */
 export function eventSubjectToken(type: string): string {
@@ -13,19 +14,23 @@ export function eventSubjectToken(type: string): string {
 const TRACE_KEYS = ['traceparent', 'tracestate'] as const;
 
 /**
- * What the outbox relay does with each stored event: publish it on the SCHEDULER stream under
- * `Nats-Msg-Id = <stream>:<version>`, so a re-publish after a crash is dropped by the broker.
+ * What the outbox relay does with each event it relays (a run started at its due instant): publish it on
+ * the SCHEDULER stream as a TaskRunStartedEvent under `Nats-Msg-Id = <stream>:<version>`, so a re-publish
+ * after a crash is dropped by the broker.
  */
 export function natsTaskEventPublisher(js: JetStreamClient): (event: StoredEvent) => Promise<void> {
   return async (event) => {
-    const message = TaskEventMessage.encode({
+    if (event.type !== 'TaskRunStarted') throw new Error(`${event.type} is not a relayed task event`);
+    const data = event.data as TaskRunStarted['data'];
+    const message = TaskRunStartedEvent.encode({
       event_id: event.id,
-      type: event.type,
       stream_id: event.streamId,
       version: event.version,
-      global_position: event.globalPosition,
       recorded_unix_ms: event.recordedAt.getTime(),
-      data_json: JSON.stringify(event.data),
+      task_id: data.taskId,
+      run_id: data.runId,
+      due_unix_ms: data.dueAt,
+      started_unix_ms: data.startedAt,
     }).finish();
     const h = headers();
     for (const key of TRACE_KEYS) {

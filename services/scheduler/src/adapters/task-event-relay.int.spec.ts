@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outboxMessageId, sqliteEventStore, type EventStore, type StoredEvent } from '@app/event-store';
 import { STREAMS, jetstream } from '@app/messaging';
-import { TaskEventMessage } from '@app/proto/scheduler';
+import { TaskRunStartedEvent } from '@app/proto/scheduler';
 import { decide } from '../domain/task/task.decider.js';
 import type { TaskDefinition } from '../domain/task/task.js';
 import { startTestNats, streamMessages } from '../testing/nats.js';
@@ -127,10 +127,10 @@ describe('Task event relay', () => {
       expect(duplicatesDropped).toBeGreaterThan(0); // re-published after a crash, dropped by the broker
 
       // Published in global order, each with its subject and payload.
-      const decoded = messages.map((m) => ({ subject: m.subject, event: TaskEventMessage.decode(m.data) }));
-      expect(decoded.map((d) => d.event.global_position)).toEqual(events.map((e) => e.globalPosition));
-      expect(decoded[0]).toMatchObject({ subject: 'scheduler.task.run-started', event: { type: 'TaskRunStarted', stream_id: 'task-1', version: 2 } });
-      expect(JSON.parse(decoded[0]!.event.data_json)).toMatchObject({ taskId: 1, runId: expect.stringMatching(/^1-\d+$/) });
+      const decoded = messages.map((m) => ({ subject: m.subject, event: TaskRunStartedEvent.decode(m.data) }));
+      expect(decoded.map((d) => d.event.event_id)).toEqual(events.map((e) => e.id));
+      expect(decoded[0]).toMatchObject({ subject: 'scheduler.task.run-started', event: { stream_id: 'task-1', version: 2 } });
+      expect(decoded[0]!.event).toMatchObject({ task_id: 1, run_id: expect.stringMatching(/^1-\d+$/) });
     });
   });
 

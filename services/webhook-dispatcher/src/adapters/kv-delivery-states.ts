@@ -1,4 +1,4 @@
-import { webhookStateKey, type KV, type WebhookState } from '@app/messaging';
+import { decodeWebhookState, encodeWebhookState, webhookStateKey, type KV } from '@app/messaging';
 import type { DeliveryStates } from '../application/ports.js';
 
 /** Delivery state in the render-status KV bucket (`webhook.<render id>`), where the status API reads it. */
@@ -6,15 +6,10 @@ export function kvDeliveryStates(kv: KV): DeliveryStates {
   return {
     async get(renderId) {
       const entry = await kv.get(webhookStateKey(renderId));
-      if (!entry || entry.operation !== 'PUT') return undefined;
-      try {
-        return JSON.parse(new TextDecoder().decode(entry.value)) as WebhookState;
-      } catch {
-        return undefined;
-      }
+      return entry && entry.operation === 'PUT' ? decodeWebhookState(entry.value) : undefined;
     },
     async put(renderId, state) {
-      await kv.put(webhookStateKey(renderId), new TextEncoder().encode(JSON.stringify(state)));
+      await kv.put(webhookStateKey(renderId), encodeWebhookState(state));
     },
   };
 }

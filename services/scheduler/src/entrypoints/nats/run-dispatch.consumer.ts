@@ -1,7 +1,6 @@
-import { SCHEDULER_RUN_DISPATCH_CONSUMER, ack, pullWorkers, term, type JetStreamClient } from '@app/messaging';
+import { SCHEDULER_RUN_DISPATCH_CONSUMER, pullWorkers, term, type JetStreamClient } from '@app/messaging';
 import type { Logger } from '@app/logging';
-import { TaskEventMessage } from '@app/proto/scheduler';
-import { taskIdOfStream } from '../../domain/task/task.js';
+import { TaskRunStartedEvent } from '@app/proto/scheduler';
 import type { DispatchRun } from '../../application/dispatch-run.js';
 
 /** `scheduler.task.run-started` events (relayed from the store's outbox) → render jobs. */
@@ -18,19 +17,14 @@ export function runDispatchConsumer(deps: { js: JetStreamClient; dispatch: Dispa
     logger,
     span: () => ({ name: 'dispatch task run' }),
     async handle(msg) {
-      let taskId: number | undefined;
-      let runId: unknown;
-      let jobId: unknown;
+      let event: TaskRunStartedEvent | undefined;
       try {
-        const event = TaskEventMessage.decode(msg.data);
-        taskId = taskIdOfStream(event.stream_id);
-        ({ runId, jobId } = JSON.parse(event.data_json) as { runId?: unknown; jobId?: unknown });
+        event = TaskRunStartedEvent.decode(msg.data);
       } catch (err) {
         logger.error({ err }, 'undecodable task event: dropped');
       }
-      if (taskId === undefined || typeof runId !== 'string') return term;
-      // A prepared run starts with its job published: nothing is left to dispatch.
-      if (typeof jobId === 'string') return ack;
+      if (!event?.run_id || !Number.isSafeInteger(event.task_id) || event.task_id <= 0) return term;
+      const { task_id: taskId, run_id: runId } = event;
       const isLast = msg.info.deliveryCount >= config.max_deliver;
       return deps.dispatch({ taskId, runId }, { isLast });
     },
