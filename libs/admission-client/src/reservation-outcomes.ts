@@ -21,7 +21,7 @@ export async function announceReservationWithoutJob(
     origin: e.origin,
     reservation_id: e.reservationId,
   });
-  await js.publish(SUBJECTS.renderWithoutJob(e.reservationId), RenderFinished.encode(event).finish(), {
+  await js.publish(SUBJECTS.renderEvent('nojob', 'ended', e.reservationId), RenderFinished.encode(event).finish(), {
     msgID: `without-job:${e.reservationId}`,
     headers: traceHeaders(),
   });

@@ -15,12 +15,16 @@ import { Objm } from '@nats-io/obj';
  * Every subject, stream, consumer and bucket of the system, defined once. Designed for nats-server
  * 2.9 semantics: one filter subject per consumer, no per-message TTL.
  */
+export type RenderOrigin = 'sync' | 'async' | 'task' | 'nojob';
+export type RenderEventKind = 'started' | 'finished' | 'cache-hit' | 'abandoned' | 'ended';
+
+/** The origin of a job's events: a task run, an async API render, or a render a caller waits for. */
+export const renderOriginOf = (job: { origin?: string; async?: boolean | undefined }): RenderOrigin =>
+  job.origin === 'task' ? 'task' : job.async ? 'async' : 'sync';
+
 export const SUBJECTS = {
   /** RenderJob, on the RENDER_JOBS work queue. */
   renderJobRequested: 'renderer.job.requested',
-  /** RenderFinished, one subject per job so a waiting edge can subscribe to exactly its job. */
-  renderFinished: (jobId: string) => `renderer.render.finished.${jobId}`,
-  renderFinishedAll: 'renderer.render.finished.>',
   /** Core NATS: an account got a new access key (opened or rotated); edges drop cached refusals. */
   accountKeysChanged: 'accounts.account.keys-changed',
   /**
@@ -29,17 +33,24 @@ export const SUBJECTS = {
    * is gone: no responders) drops it unrendered.
    */
   renderStart: (jobId: string) => `renderer.start.${jobId}`,
-  /** RenderStarted, published when a renderer starts an asynchronous job. */
-  renderStarted: (jobId: string) => `renderer.render.started.${jobId}`,
-  renderStartedPrefix: 'renderer.render.started.',
-  renderEventsAll: 'renderer.render.>',
   /**
-   * RenderFinished of a request that held a quota reservation but ended without a render job (refused
-   * after admission, or a task creation): published by the edge or the scheduler so that auth-quota
-   * settles every reservation from one place, the RENDER_EVENTS stream.
+   * Render events, on the RENDER_EVENTS stream: `render.<origin>.<event>.<id>`. The origin says whose
+   * render it is, so each consumer filters what it needs and never decodes another's: `sync` (a caller
+   * waits; only auth-quota settles it), `async` (edge status, webhooks, auth-quota), `task` (the
+   * scheduler, auth-quota), `nojob` (a reservation that ended without a render job: auth-quota alone).
+   * The event says what happened and who says so: `started` and `finished` are the renderer's,
+   * `cache-hit` and `abandoned` the edge's own (an async render answered from the cache; an async render
+   * its watchdog gave up on), `ended` the edge's or the scheduler's (no job). Every one carries a
+   * RenderFinished payload, except `started` (RenderStarted).
    */
-  renderWithoutJob: (reservationId: string) => `renderer.render.without-job.${reservationId}`,
-  renderWithoutJobPrefix: 'renderer.render.without-job.',
+  renderEvent: (origin: RenderOrigin, event: RenderEventKind, id: string) => `render.${origin}.${event}.${id}`,
+  /** Every event of one origin (a consumer's filter). */
+  renderEventsOf: (origin: RenderOrigin) => `render.${origin}.>`,
+  renderEventsAll: 'render.>',
+  /** The event a render event's subject names (`started`, `finished`, ...). */
+  renderEventKindOf: (subject: string): string => subject.split('.', 3)[2] ?? '',
+  /** The origin a render event's subject names. */
+  renderEventOriginOf: (subject: string): string => subject.split('.', 2)[1] ?? '',
   /**
    * Core NATS request: an account changed (opened, keys, plan, switches). Every auth-quota replica reads
    * the new account events and answers, so the replica that made the change returns once all have it.
@@ -64,10 +75,15 @@ export const STREAMS = {
     duplicate_window: nanos(120_000),
     max_age: nanos(24 * HOUR_MS),
   },
+  /**
+   * Render events by origin (SUBJECTS.renderEvent). Interest retention: an event is removed once every
+   * consumer whose filter matches has acknowledged it, so a sync render's event lives until auth-quota
+   * settled it, not a day; max_age bounds what nobody acknowledges.
+   */
   RENDER_EVENTS: {
     name: 'RENDER_EVENTS',
-    subjects: ['renderer.render.>'],
-    retention: RetentionPolicy.Limits,
+    subjects: ['render.>'],
+    retention: RetentionPolicy.Interest,
     storage: StorageType.File,
     duplicate_window: nanos(120_000),
     max_age: nanos(24 * HOUR_MS),
@@ -98,14 +114,14 @@ export const RENDERER_JOBS_CONSUMER = {
   } satisfies Partial<ConsumerConfig>,
 };
 
-/** edge-http replicas share this one: async renders finish here (status, quota, cache entry). */
+/** edge-http replicas share this one: async API renders start and finish here (status, cache entry). */
 export const EDGE_RENDER_EVENTS_CONSUMER = {
   stream: STREAMS.RENDER_EVENTS.name,
   config: {
     durable_name: 'edge-async-renders',
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
-    filter_subject: SUBJECTS.renderEventsAll,
+    filter_subject: SUBJECTS.renderEventsOf('async'),
     ack_wait: nanos(30_000),
     max_ack_pending: 1_000,
   } satisfies Partial<ConsumerConfig>,
@@ -122,7 +138,7 @@ export const WEBHOOK_DELIVERIES_CONSUMER = {
     durable_name: 'webhook-dispatcher-deliveries',
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
-    filter_subject: SUBJECTS.renderFinishedAll,
+    filter_subject: SUBJECTS.renderEventsOf('async'),
     // An attempt in progress calls working(); a crashed dispatcher's delivery comes back after this.
     ack_wait: nanos(60_000),
     max_ack_pending: 10_000,
@@ -160,14 +176,14 @@ export const SCHEDULER_RUN_PREPARE_CONSUMER = {
   } satisfies Partial<ConsumerConfig>,
 };
 
-/** Render outcomes, read by the scheduler to record its task runs (events of other origins are acked and skipped). */
+/** Outcomes of task renders, read by the scheduler to record its task runs. */
 export const SCHEDULER_TASK_RUNS_CONSUMER = {
   stream: STREAMS.RENDER_EVENTS.name,
   config: {
     durable_name: 'scheduler-task-runs',
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
-    filter_subject: SUBJECTS.renderFinishedAll,
+    filter_subject: SUBJECTS.renderEventsOf('task'),
     ack_wait: nanos(30_000),
     max_deliver: 20,
     max_ack_pending: 1_000,
@@ -228,7 +244,13 @@ export async function ensureTopology(nc: NatsConnection): Promise<void> {
   const jsm = await jetstreamManager(nc);
   for (const stream of Object.values(STREAMS)) {
     try {
-      await jsm.streams.info(stream.name);
+      const info = await jsm.streams.info(stream.name);
+      if (info.config.retention !== stream.retention) {
+        // A stream's retention cannot change in place: an older layout (its events are of subjects no
+        // consumer reads any more) is replaced.
+        await jsm.streams.delete(stream.name);
+        throw Object.assign(new Error('stream not found'), { name: 'StreamNotFoundError' });
+      }
       await jsm.streams.update(stream.name, stream);
     } catch (err) {
       if (!isNotFound(err)) throw err;

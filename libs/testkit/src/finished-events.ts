@@ -1,11 +1,19 @@
 import { connect } from '@nats-io/transport-node';
+import { SUBJECTS } from '@app/messaging';
 import { RenderFinished } from '@app/proto/render';
 
-/** Records every RenderFinished event published on NATS while it runs. */
+/** The events that conclude a render: the renderer's `finished`, the edge's `cache-hit` and `abandoned`. */
+const CONCLUSIONS: ReadonlySet<string> = new Set(['finished', 'cache-hit', 'abandoned']);
+
+/** Records every render's conclusion (a RenderFinished payload) published on NATS while it runs. */
 export async function recordFinishedRenders(natsUrl: string) {
   const nc = await connect({ servers: natsUrl });
   const events: RenderFinished[] = [];
-  nc.subscribe('renderer.render.finished.>', { callback: (_err, msg) => void events.push(RenderFinished.decode(msg.data)) });
+  nc.subscribe(SUBJECTS.renderEventsAll, {
+    callback: (_err, msg) => {
+      if (CONCLUSIONS.has(SUBJECTS.renderEventKindOf(msg.subject))) events.push(RenderFinished.decode(msg.data));
+    },
+  });
   await nc.flush();
   return { events, close: () => nc.close() };
 }

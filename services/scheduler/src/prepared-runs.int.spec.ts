@@ -39,8 +39,8 @@ const admitted = () => auths.flatMap((a) => a.admitted);
 /** Reservations announced on RENDER_EVENTS as ended without a job: auth-quota releases them. */
 const released = async () =>
   (await streamMessages(harness.nats.nc, STREAMS.RENDER_EVENTS.name))
-    .filter((m) => m.subject.startsWith(SUBJECTS.renderWithoutJobPrefix))
-    .map((m) => m.subject.slice(SUBJECTS.renderWithoutJobPrefix.length));
+    .filter((m) => SUBJECTS.renderEventOriginOf(m.subject) === 'nojob')
+    .map((m) => m.subject.slice(SUBJECTS.renderEvent('nojob', 'ended', '').length));
 const eventsOf = async (type: string, task?: Task) =>
   (await harness.events()).filter((e) => e.type === type && (!task || e.streamId === `task-${task.id}`));
 

@@ -146,8 +146,8 @@ describe('Scheduler replicas', () => {
       // when its dispatch finds the task gone.
       const dispatchedReservations = all.map((d) => d.reservationId);
       const released = (await streamMessages(harness.nats.nc, STREAMS.RENDER_EVENTS.name))
-        .filter((m) => m.subject.startsWith(SUBJECTS.renderWithoutJobPrefix))
-        .map((m) => m.subject.slice(SUBJECTS.renderWithoutJobPrefix.length));
+        .filter((m) => SUBJECTS.renderEventOriginOf(m.subject) === 'nojob')
+        .map((m) => m.subject.slice(SUBJECTS.renderEvent('nojob', 'ended', '').length));
       expect(released.every((id) => !dispatchedReservations.includes(id))).toBe(true);
       expect(auth.admitted.map((r) => r.reservationId).sort()).toEqual([...dispatchedReservations, ...released].sort());
       const jobs = (await streamMessages(harness.nats.nc, STREAMS.RENDER_JOBS.name)).map((m) => RenderJob.decode(m.data));

@@ -58,7 +58,7 @@ async function renderFinished(job: RenderJob, outcome: Pick<RenderFinished, 'sta
     files_base_url: job.files_base_url,
     ...outcome,
   });
-  await jetstream(harness.nats.nc).publish(SUBJECTS.renderFinished(job.job_id), RenderFinished.encode(event).finish(), {
+  await jetstream(harness.nats.nc).publish(SUBJECTS.renderEvent('task', 'finished', job.job_id), RenderFinished.encode(event).finish(), {
     msgID: `finished:${job.job_id}`,
   });
 }

@@ -65,7 +65,7 @@ async function finish(webhookUrl: string, over: Partial<RenderFinished> = {}): P
     result: { object_name: 'x'.repeat(43), content_type: 'image/png', extension: 'png', size: 3, headers: {}, expires_unix_ms: Date.now() + 86_400_000 },
     ...over,
   });
-  await jetstream(nc).publish(SUBJECTS.renderFinished(id), RenderFinished.encode(event).finish(), { msgID: `finished:${id}` });
+  await jetstream(nc).publish(SUBJECTS.renderEvent('async', 'finished', id), RenderFinished.encode(event).finish(), { msgID: `finished:${id}` });
   return id;
 }
 

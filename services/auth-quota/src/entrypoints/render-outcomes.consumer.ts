@@ -29,7 +29,7 @@ export function renderOutcomesConsumer(deps: { js: JetStreamClient; admission: A
     errorDelayMs: 1_000,
     span: (msg) => ({ name: 'settle reservation', attributes: { 'messaging.subject': msg.subject } }),
     async handle(msg) {
-      if (msg.subject.startsWith(SUBJECTS.renderStartedPrefix)) return ack;
+      if (SUBJECTS.renderEventKindOf(msg.subject) === 'started') return ack;
       let event: RenderFinished;
       try {
         event = RenderFinished.decode(msg.data);
@@ -39,7 +39,7 @@ export function renderOutcomesConsumer(deps: { js: JetStreamClient; admission: A
       }
       const reservationId = event.reservation_id;
       if (!reservationId) return ack;
-      const succeeded = event.status === 'succeeded' && (event.result !== undefined || msg.subject.startsWith(SUBJECTS.renderWithoutJobPrefix));
+      const succeeded = event.status === 'succeeded' && (event.result !== undefined || SUBJECTS.renderEventOriginOf(msg.subject) === 'nojob');
       const result = ACCOUNT_ID.test(event.account_id) ? await admission.settle(event.account_id, reservationId, succeeded) : 'unknown';
       if (result === 'unknown') {
         unknown++;

@@ -29,7 +29,7 @@ export function natsRenderQueue(nc: NatsConnection, jobs: RenderJobPublisher, bu
         resolve = res;
         reject = rej;
       });
-      const finished = nc.subscribe(SUBJECTS.renderFinished(job.job_id), {
+      const finished = nc.subscribe(SUBJECTS.renderEvent('sync', 'finished', job.job_id), {
         max: 1,
         callback: (err, msg) => {
           if (err) reject(err);

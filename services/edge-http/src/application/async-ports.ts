@@ -5,8 +5,12 @@ import type { RenderRecord } from './render-record.js';
 /** Publishes a render job without waiting (async renders), and finished events the edge decides itself. */
 export interface JobPublisher {
   submit(job: RenderJob): Promise<void>;
-  /** A render that finished without a renderer (cache hit, watchdog): announced like any other. */
-  announce(event: RenderFinished): Promise<void>;
+  /**
+   * The edge's own conclusion of an async render no renderer finished: `cache-hit` (answered from the
+   * cache) or `abandoned` (the watchdog gave up on it). Its payload is a finished render's, so its
+   * webhook and its settlement go out the same way.
+   */
+  announce(event: RenderFinished, kind: 'cache-hit' | 'abandoned'): Promise<void>;
 }
 
 /** Status of asynchronous renders, shared by every edge replica (JetStream KV). */

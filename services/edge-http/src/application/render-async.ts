@@ -21,8 +21,8 @@ export interface AsyncAccepted {
 /**
  * Accepts an asynchronous render: checks the targets, records it as queued and publishes the job,
  * which carries the quota reservation to its settlement (auth-quota reads the job's outcome).
- * A cache hit finishes at once (no quota is reserved: hits cost none) and is announced like a finished
- * render, so its webhook goes out the same way.
+ * A cache hit finishes at once (no quota is reserved: hits cost none) and is announced as the edge's
+ * `cache-hit` event, which carries a finished render's payload, so its webhook goes out the same way.
  */
 export function renderAsync(deps: {
   jobs: JobPublisher;
@@ -102,7 +102,7 @@ export function renderAsync(deps: {
             format: record.format,
             placement: { object_name: hit.objectName, ttl_ms: Math.max(0, hit.expiresUnixMs - nowMs), cache_key: cacheKey },
             files_base_url: input.filesBaseUrl,
-          });
+          }, 'cache-hit');
         }
         return { id, status: 'succeeded', createdMs: nowMs, cache: 'HIT' };
       }

@@ -94,6 +94,7 @@ describe('renderAsync', () => {
       expect(jobs.submitted).toHaveLength(0);
       expect(jobs.announced[0]).toMatchObject({ job_id: 'render-1', status: 'succeeded', webhook_url: 'https://hooks.example/x', async: true });
       expect(jobs.announced[0]!.reservation_id).toBeUndefined();
+      expect(jobs.announcedKinds).toEqual(['cache-hit']);
       // The webhook names the cached file.
       expect(jobs.announced[0]).toMatchObject({ placement: { object_name: file.objectName }, files_base_url: 'https://api.example/v1/files/' });
     });

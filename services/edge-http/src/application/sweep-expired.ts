@@ -57,7 +57,7 @@ export function sweepExpired(deps: {
         format: r.format,
         webhook_url: r.webhookUrl,
         webhook_signed: r.webhookSigned,
-      });
+      }, 'abandoned');
       report.stuckRenders++;
     }
     return report;

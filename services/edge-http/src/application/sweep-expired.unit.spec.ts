@@ -36,6 +36,7 @@ describe('sweepExpired', () => {
       expect([...files.files.keys()]).toEqual(['live']);
       expect([...index.entries.keys()]).toEqual(['k-live']);
       expect(jobs.announced).toHaveLength(1);
+      expect(jobs.announcedKinds).toEqual(['abandoned']);
       expect(jobs.announced[0]).toMatchObject({
         job_id: 'stuck',
         status: 'failed',

@@ -4,9 +4,9 @@ import type { Logger } from '@app/logging';
 import type { FinishAsyncRender } from '../application/finish-async-render.js';
 
 /**
- * The edge replicas' shared durable consumer of render events: folds them into async render status
- * and indexes cache entries (reservations that ended without a job are auth-quota's alone). A failure (auth-quota or NATS briefly away) is nak'ed and
- * comes back; every step is idempotent.
+ * The edge replicas' shared durable consumer of async render events (`render.async.>`): folds them into
+ * async render status and indexes cache entries. A failure (NATS briefly away) is nak'ed and comes back;
+ * every step is idempotent.
  */
 export function renderEventsConsumer(deps: { js: JetStreamClient; finish: FinishAsyncRender; logger: Logger; workers?: number }): PullWorkers {
   const { finish, logger } = deps;
@@ -19,10 +19,9 @@ export function renderEventsConsumer(deps: { js: JetStreamClient; finish: Finish
     errorDelayMs: 2_000,
     span: (msg) => ({ name: 'render event', attributes: { 'messaging.subject': msg.subject } }),
     async handle(msg) {
-      if (msg.subject.startsWith(SUBJECTS.renderWithoutJobPrefix)) return ack;
       let work: () => Promise<void>;
       try {
-        if (msg.subject.startsWith(SUBJECTS.renderStartedPrefix)) {
+        if (SUBJECTS.renderEventKindOf(msg.subject) === 'started') {
           const event = RenderStarted.decode(msg.data);
           work = () => finish.started(event);
         } else {

@@ -25,14 +25,19 @@ export function fakeStatuses(): RenderStatusStore & { records: Map<string, Rende
   };
 }
 
-export function fakeJobs(): JobPublisher & { submitted: RenderJob[]; announced: RenderFinished[] } {
+export function fakeJobs(): JobPublisher & { submitted: RenderJob[]; announced: RenderFinished[]; announcedKinds: string[] } {
   const submitted: RenderJob[] = [];
   const announced: RenderFinished[] = [];
+  const announcedKinds: string[] = [];
   return {
     submitted,
     announced,
+    announcedKinds,
     submit: async (job) => void submitted.push(job),
-    announce: async (event) => void announced.push(event),
+    announce: async (event, kind) => {
+      announced.push(event);
+      announcedKinds.push(kind);
+    },
   };
 }
 

@@ -1,4 +1,4 @@
-import { SUBJECTS, traceHeaders, type JetStreamClient, type ObjectStore } from '@app/messaging';
+import { SUBJECTS, renderOriginOf, traceHeaders, type JetStreamClient, type ObjectStore } from '@app/messaging';
 import { RenderFinished, RenderStarted } from '@app/proto/render';
 import type { FinishedPublisher, ResultSink } from '../application/ports.js';
 
@@ -11,17 +11,18 @@ export function objectStoreSink(store: ObjectStore): ResultSink {
   };
 }
 
-/** RenderFinished / RenderStarted on the job's own subject, deduplicated by job id across redeliveries. */
+/** RenderFinished / RenderStarted on the job's own subject (by its origin), deduplicated by job id across redeliveries. */
 export function natsFinishedPublisher(js: JetStreamClient): FinishedPublisher {
   return {
     async publish(event) {
-      await js.publish(SUBJECTS.renderFinished(event.job_id), RenderFinished.encode(event).finish(), {
+      await js.publish(SUBJECTS.renderEvent(renderOriginOf(event), 'finished', event.job_id), RenderFinished.encode(event).finish(), {
         msgID: `finished:${event.job_id}`,
         headers: traceHeaders(),
       });
     },
     async started(event) {
-      await js.publish(SUBJECTS.renderStarted(event.job_id), RenderStarted.encode(event).finish(), {
+      // Only asynchronous renders announce their start (their status says "running").
+      await js.publish(SUBJECTS.renderEvent('async', 'started', event.job_id), RenderStarted.encode(event).finish(), {
         msgID: `started:${event.job_id}`,
         headers: traceHeaders(),
       });

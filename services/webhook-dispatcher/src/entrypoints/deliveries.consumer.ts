@@ -1,11 +1,12 @@
-import { WEBHOOK_DELIVERIES_CONSUMER, ack, pullWorkers, term, type JetStreamClient, type PullWorkers } from '@app/messaging';
+import { SUBJECTS, WEBHOOK_DELIVERIES_CONSUMER, ack, pullWorkers, term, type JetStreamClient, type PullWorkers } from '@app/messaging';
 import { RenderFinished } from '@app/proto/render';
 import { trace } from '@app/telemetry';
 import type { Logger } from '@app/logging';
 import type { DeliverWebhook } from '../application/deliver-webhook.js';
 
 /**
- * Pulls finished renders from the dispatcher replicas' shared durable consumer; `concurrency` workers
+ * Pulls the conclusions of async renders (the renderer's `finished`, the edge's `cache-hit` and
+ * `abandoned`) from the dispatcher replicas' shared durable consumer; `concurrency` workers
  * each ask for one message only when idle. The disposition is JetStream's: ack (done), nak(delay) (the
  * next attempt's time), term (stop). An attempt in progress heartbeats well inside the ack wait, so it
  * is never redelivered elsewhere while it runs.
@@ -22,6 +23,8 @@ export function deliveriesConsumer(deps: { js: JetStreamClient; deliver: Deliver
     errorDelayMs: 5_000,
     span: () => ({ name: 'webhook delivery' }),
     async handle(msg) {
+      // An async render's start concerns its status, not its webhook.
+      if (SUBJECTS.renderEventKindOf(msg.subject) === 'started') return ack;
       let event: RenderFinished;
       try {
         event = RenderFinished.decode(msg.data);

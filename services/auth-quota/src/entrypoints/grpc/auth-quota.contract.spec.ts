@@ -44,7 +44,7 @@ const renderFinished = async (accountId: string, reservationId: string, status: 
     reservation_id: reservationId,
     ...(status === 'succeeded' ? { result: { object_name: 'x', content_type: 'image/png', extension: 'png', size: 1, headers: {}, expires_unix_ms: 0 } } : {}),
   });
-  await jetstream(nc).publish(SUBJECTS.renderFinished(event.job_id), RenderFinished.encode(event).finish());
+  await jetstream(nc).publish(SUBJECTS.renderEvent('sync', 'finished', event.job_id), RenderFinished.encode(event).finish());
 };
 const usageOf = (accountId: string) => callUnary(client, client.getUsage, { account_id: accountId });
 

@@ -3,7 +3,7 @@ import type { Logger } from '@app/logging';
 import { RenderFinished } from '@app/proto/render';
 import type { FinishRun } from '../../application/finish-run.js';
 
-/** RenderFinished events: those of task runs (origin `task`) are recorded; the others are acked and skipped. */
+/** RenderFinished events of task runs (`render.task.finished.<job>`): each run's outcome is recorded. */
 export function taskRunsConsumer(deps: { js: JetStreamClient; finish: FinishRun; concurrency: number; logger: Logger }) {
   const { stream, config } = SCHEDULER_TASK_RUNS_CONSUMER;
   return pullWorkers({
