@@ -10,3 +10,4 @@ export * from './result-object.js';
 export * from './render-status-keys.js';
 export * from './pull-workers.js';
 export * from './render-jobs.js';
+export * from './kv-lease.js';

@@ -1,9 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RetentionPolicy } from '@nats-io/jetstream';
-import { startNatsServer, type RunningNats } from '@app/stack';
+import { startTestBus, type TestBus } from '@app/testkit';
 import {
   AUTH_QUOTA_SETTLEMENTS_CONSUMER,
   EDGE_RENDER_EVENTS_CONSUMER,
@@ -11,7 +8,6 @@ import {
   STREAMS,
   SUBJECTS,
   WEBHOOK_DELIVERIES_CONSUMER,
-  connectNats,
   ensureTopology,
   jetstream,
   jetstreamManager,
@@ -20,25 +16,20 @@ import {
 
 // Render events by origin on a real nats-server 2.9: each consumer gets its own, and an event is kept
 // only until every consumer that wants it has acknowledged it.
-let dir: string;
-let nats: RunningNats;
+let bus: TestBus;
 let nc: NatsConnection;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'render-events-'));
-  nats = await startNatsServer({ storeDir: join(dir, 'nats') });
-  nc = await connectNats({ servers: nats.url, name: 'render-events' });
+  bus = await startTestBus('render-events');
+  nc = bus.nc;
   // An installation of the earlier layout: the stream kept every event a day (limits retention).
   const jsm = await jetstreamManager(nc);
+  await jsm.streams.delete(STREAMS.RENDER_EVENTS.name);
   await jsm.streams.add({ name: STREAMS.RENDER_EVENTS.name, subjects: ['renderer.render.>'], retention: RetentionPolicy.Limits });
   await ensureTopology(nc);
 });
 
-afterAll(async () => {
-  await nc?.close();
-  await nats?.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => bus?.stop());
 
 const js = () => jetstream(nc);
 const messages = async () => (await (await jetstreamManager(nc)).streams.info(STREAMS.RENDER_EVENTS.name)).state.messages;

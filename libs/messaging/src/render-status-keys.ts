@@ -15,6 +15,8 @@ export function keyToken(id: string): string {
 export const renderStatusKey = (renderId: string) => `render.${keyToken(renderId)}`;
 export const webhookStateKey = (renderId: string) => `webhook.${keyToken(renderId)}`;
 export const RENDER_STATUS_KEYS = 'render.>';
+/** The lease of the one edge replica that sweeps expired results at a time. */
+export const EXPIRY_SWEEP_LEASE_KEY = 'lease.expiry-sweep';
 
 /** The state of a render's webhook delivery (the proto message WebhookDelivery, render.proto). */
 export interface WebhookState {

@@ -12,10 +12,10 @@ import { grpcAuthQuota } from './adapters/grpc-auth-quota.js';
 import { natsReservationOutcomes } from './adapters/nats-reservation-outcomes.js';
 import { refusedKeysCache } from './adapters/refused-keys-cache.js';
 import { natsRenderQueue } from './adapters/nats-render-queue.js';
-import { objectStoreResults } from './adapters/object-store-results.js';
 import { netGuardTarget } from './adapters/net-guard-target.js';
 import { buildServer } from './http/build-server.js';
-import { buildAsyncRenders } from './async-renders.js';
+import { buildResults } from './results/build-results.js';
+import { objectStoreFiles } from './results/adapters/object-store-files.js';
 import { grpcScheduler } from './adapters/grpc-scheduler.js';
 import type { TaskScheduler } from './http/routes/tasks.routes.js';
 import { buildDashboard } from './dashboard/build-dashboard.js';
@@ -51,10 +51,11 @@ export async function createApp(config: EdgeConfig, logger: Logger, o: Partial<E
   // Parameters too large for a message (a big html) travel by reference, through the render-inputs store.
   const jobPublisher = renderJobPublisher(js, await new Objm(nats).open(BUCKETS.renderInputs.name));
   const queue = o.queue ?? natsRenderQueue(nats, jobPublisher, bus);
-  const results = o.results ?? objectStoreResults(await new Objm(nats).open(BUCKETS.renderResults.name));
   const guard = o.guard ?? netGuardTarget({ allowPrivate: config.allowPrivateTargets });
   const scheduler = o.scheduler ?? grpcScheduler(config.schedulerAddress);
+  // One adapter over the render-results bucket: sync results are read from it, async ones served.
   const objects = await new Objm(nats).open(BUCKETS.renderResults.name);
+  const results = o.results ?? objectStoreFiles(objects);
   const kvm = new Kvm(nats);
   const metrics = edgeMetrics();
   const syncRender = renderSync({
@@ -67,7 +68,7 @@ export async function createApp(config: EdgeConfig, logger: Logger, o: Partial<E
     newId: randomUUID,
     onShed: metrics.shed,
   });
-  const asyncRenders = buildAsyncRenders({
+  const asyncRenders = buildResults({
     config,
     logger,
     js,

@@ -65,9 +65,10 @@ export interface RenderQueue {
   submitAndWait(job: RenderJob, limits: RenderWaitLimits): Promise<RenderFinished>;
 }
 
-/** Where finished renders are kept (the JetStream object store). */
+/** Where finished renders are kept (the render-results object store): the sync path's view of it. */
 export interface ResultStore {
-  read(objectName: string): Promise<Uint8Array>;
+  /** The result's bytes; undefined when it is gone. */
+  read(objectName: string): Promise<Uint8Array | undefined>;
   remove(objectName: string): Promise<void>;
 }
 

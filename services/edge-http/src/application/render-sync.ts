@@ -92,6 +92,7 @@ export function renderSync(deps: {
     }
     const { result } = finished;
     const body = await deps.results.read(result.object_name);
+    if (!body) throw new AppError('render_failed', 'The render result is no longer available.');
     const outcome: RenderOutcome = { body, contentType: result.content_type, extension: result.extension, headers: result.headers };
     if (input.placement) return { ...outcome, kept: { objectName: result.object_name, expiresUnixMs: result.expires_unix_ms } };
     void deps.results.remove(result.object_name).catch(() => undefined);

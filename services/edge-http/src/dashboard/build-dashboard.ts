@@ -1,6 +1,6 @@
 import { BUCKETS, type Kvm } from '@app/messaging';
 import type { AuthQuota, Clock, ReservationOutcomes } from '../application/ports.js';
-import type { GetRenderStatus } from '../application/render-status.js';
+import type { GetRenderStatus } from '../results/render-status.js';
 import type { TaskScheduler } from '../http/routes/tasks.routes.js';
 import type { DashboardOptions } from './dashboard.plugin.js';
 import { grpcAccountConsole } from './grpc-account-console.js';

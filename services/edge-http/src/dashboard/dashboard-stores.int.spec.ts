@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUCKETS, Kvm, RENDER_STATUS_KEYS, connectNats, ensureTopology, type NatsConnection } from '@app/messaging';
 import { startNatsServer, type RunningNats } from '@app/stack';
-import { kvRenderStatus } from '../adapters/kv-render-status.js';
-import type { RenderRecord } from '../application/render-record.js';
+import { kvRenderStatus } from '../results/adapters/kv-render-status.js';
+import type { RenderRecord } from '../results/render-record.js';
 import { indexedRenderStatus, kvRecentRenders } from './recent-renders.js';
 import { kvSessionStore } from './kv-session-store.js';
 

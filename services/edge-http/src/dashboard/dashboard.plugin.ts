@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import cookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
 import type { AuthQuota, Clock, ReservationOutcomes } from '../application/ports.js';
-import type { GetRenderStatus } from '../application/render-status.js';
+import type { GetRenderStatus } from '../results/render-status.js';
 import type { TaskScheduler } from '../http/routes/tasks.routes.js';
 import type { AccountConsole, RecentRenders } from './ports.js';
 import type { DashboardSessions } from './sessions.js';

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { keyToken, type KV } from '@app/messaging';
-import type { RenderStatusStore } from '../application/async-ports.js';
+import type { RenderStatusStore } from '../results/ports.js';
 import type { RecentRenders } from './ports.js';
 
 /** How many async renders the dashboard lists per account. */

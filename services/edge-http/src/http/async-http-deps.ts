@@ -1,7 +1,7 @@
-import type { RenderAsync } from '../application/render-async.js';
-import type { RenderCached } from '../application/render-cached.js';
-import type { GetRenderStatus } from '../application/render-status.js';
-import type { OpenResultFile } from '../application/result-file.js';
+import type { RenderAsync } from '../results/render-async.js';
+import type { RenderCached } from '../results/render-cached.js';
+import type { GetRenderStatus } from '../results/render-status.js';
+import type { OpenResultFile } from '../results/result-file.js';
 
 /** What the async, status, files and cache routes need. */
 export interface AsyncHttpDeps {

@@ -4,12 +4,12 @@ import { createLogger } from '@app/logging';
 import { errors } from '@app/errors';
 import type { AuthQuota, ReservationOutcomes } from '../application/ports.js';
 import type { RenderSync } from '../application/render-sync.js';
-import { renderAsync } from '../application/render-async.js';
-import { renderCache } from '../application/render-cache.js';
-import { renderCached } from '../application/render-cached.js';
-import { getRenderStatus } from '../application/render-status.js';
-import { openResultFile } from '../application/result-file.js';
-import { fakeFiles, fakeIndex, fakeJobs, fakeStatuses, storedFile } from '../testing/async-fakes.js';
+import { renderAsync } from '../results/render-async.js';
+import { renderCache } from '../results/render-cache.js';
+import { renderCached } from '../results/render-cached.js';
+import { getRenderStatus } from '../results/render-status.js';
+import { openResultFile } from '../results/result-file.js';
+import { fakeFiles, fakeIndex, fakeJobs, fakeStatuses, storedFile } from '../results/testing/fakes.js';
 import { buildServer } from './build-server.js';
 
 const KEYS: Record<string, string> = { ak_one: 'acc_1', ak_two: 'acc_2' };

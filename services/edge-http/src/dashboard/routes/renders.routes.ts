@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { hasCode } from '@app/errors';
-import type { GetRenderStatus, RenderStatusView } from '../../application/render-status.js';
+import type { GetRenderStatus, RenderStatusView } from '../../results/render-status.js';
 import { filesBaseUrl } from '../../http/reservation.js';
 import type { Clock } from '../../application/ports.js';
 import type { RecentRenders } from '../ports.js';

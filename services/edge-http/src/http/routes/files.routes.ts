@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type { FastifyInstance } from 'fastify';
-import type { OpenResultFile } from '../../application/result-file.js';
+import type { OpenResultFile } from '../../results/result-file.js';
 import { contentDisposition } from '../content-disposition.js';
 
 /**

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ValidationError } from '@app/errors';
 import { OPERATIONS, type Operation } from '@app/render-params';
-import type { RenderAsync } from '../../application/render-async.js';
-import type { RenderCached } from '../../application/render-cached.js';
+import type { RenderAsync } from '../../results/render-async.js';
+import type { RenderCached } from '../../results/render-cached.js';
 import type { RenderOutcome, RenderSync } from '../../application/render-sync.js';
 import { inputOf } from '../access-key.js';
 import { contentDisposition } from '../content-disposition.js';

@@ -1,5 +1,5 @@
 import { checkWebhookUrl } from '@app/net-guard';
-import type { WebhookGuard } from '../application/async-ports.js';
+import type { WebhookGuard } from '../ports.js';
 
 /** webhook_url at validation, with the policy every webhook target is held to (@app/net-guard). */
 export function netGuardWebhook(opts: { allowPrivate: boolean }): WebhookGuard {

@@ -1,6 +1,6 @@
 import type { RenderFinished, RenderJob } from '@app/proto/render';
-import type { CacheEntry, CacheIndex, RenderClaim, JobPublisher, RenderStatusStore, ResultFiles, StoredFile } from '../application/async-ports.js';
-import type { RenderRecord } from '../application/render-record.js';
+import type { CacheEntry, CacheIndex, RenderClaim, JobPublisher, RenderStatusStore, ResultFiles, StoredFile } from '../ports.js';
+import type { RenderRecord } from '../render-record.js';
 
 /** In-memory fakes of the async ports, for unit tests. */
 export function fakeStatuses(): RenderStatusStore & { records: Map<string, RenderRecord> } {

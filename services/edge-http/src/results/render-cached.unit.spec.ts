@@ -1,10 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
 import { errors } from '@app/errors';
 import { validateRenderParams } from '@app/render-params';
-import { fakeFiles, fakeIndex, storedFile } from '../testing/async-fakes.js';
+import { fakeFiles, fakeIndex, storedFile } from './testing/fakes.js';
 import { renderCache } from './render-cache.js';
 import { renderCached } from './render-cached.js';
-import type { RenderOutcome, RenderSync } from './render-sync.js';
+import type { RenderOutcome, RenderSync } from '../application/render-sync.js';
 
 const NOW = Date.now();
 const BODY = new Uint8Array([1, 2, 3]);

@@ -1,31 +1,21 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUCKETS, Kvm, Objm, connectNats, encodeResultMeta, encodeWebhookState, ensureTopology, webhookStateKey, type NatsConnection } from '@app/messaging';
-import { startNatsServer, type RunningNats } from '@app/stack';
-import type { RenderRecord } from '../application/render-record.js';
+import { BUCKETS, Kvm, Objm, encodeResultMeta, encodeWebhookState, webhookStateKey, type NatsConnection } from '@app/messaging';
+import { startTestBus, type TestBus } from '@app/testkit';
+import type { RenderRecord } from '../render-record.js';
 import { kvCacheIndex } from './kv-cache-index.js';
 import { kvRenderStatus } from './kv-render-status.js';
 import { objectStoreFiles } from './object-store-files.js';
 
 // The edge's stores against a real nats-server 2.9 (KV compare-and-set, key filters, object metadata).
-let dir: string;
-let nats: RunningNats;
+let bus: TestBus;
 let nc: NatsConnection;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'edge-stores-'));
-  nats = await startNatsServer({ storeDir: join(dir, 'nats') });
-  nc = await connectNats({ servers: nats.url, name: 'edge-stores' });
-  await ensureTopology(nc);
+  bus = await startTestBus('edge-stores');
+  nc = bus.nc;
 });
 
-afterAll(async () => {
-  await nc?.close();
-  await nats?.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => bus?.stop());
 
 const record = (id: string): RenderRecord => ({ id, accountId: 'acc', operation: 'pdf', format: 'pdf', status: 'queued', createdMs: 1, deadlineMs: 2 });
 

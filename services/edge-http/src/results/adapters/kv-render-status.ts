@@ -1,6 +1,6 @@
 import { RENDER_STATUS_KEYS, decodeWebhookState, renderStatusKey, webhookStateKey, type KV } from '@app/messaging';
-import type { RenderStatusStore } from '../application/async-ports.js';
-import type { RenderRecord } from '../application/render-record.js';
+import type { RenderStatusStore } from '../ports.js';
+import type { RenderRecord } from '../render-record.js';
 
 const MAX_CAS_ATTEMPTS = 10;
 

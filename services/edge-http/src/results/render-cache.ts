@@ -1,4 +1,4 @@
-import type { CacheIndex, RenderClaim, ResultFiles, StoredFile } from './async-ports.js';
+import type { CacheIndex, RenderClaim, ResultFiles, StoredFile } from './ports.js';
 
 export interface CacheHit {
   file: StoredFile;

@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@app/logging';
-import type { JetStreamClient, KV, ObjectStore, RenderJobPublisher } from '@app/messaging';
-import type { EdgeConfig } from './config.js';
-import type { Clock, TargetGuard } from './application/ports.js';
-import type { RenderSync } from './application/render-sync.js';
-import { renderCache } from './application/render-cache.js';
-import { renderCached } from './application/render-cached.js';
-import { renderAsync } from './application/render-async.js';
-import { getRenderStatus } from './application/render-status.js';
-import { openResultFile } from './application/result-file.js';
-import { finishAsyncRender } from './application/finish-async-render.js';
-import { sweepExpired } from './application/sweep-expired.js';
+import { EXPIRY_SWEEP_LEASE_KEY, kvLease, type JetStreamClient, type KV, type ObjectStore, type RenderJobPublisher } from '@app/messaging';
+import type { EdgeConfig } from '../config.js';
+import type { Clock, TargetGuard } from '../application/ports.js';
+import type { RenderSync } from '../application/render-sync.js';
+import { renderCache } from './render-cache.js';
+import { renderCached } from './render-cached.js';
+import { renderAsync } from './render-async.js';
+import { getRenderStatus } from './render-status.js';
+import { openResultFile } from './result-file.js';
+import { finishAsyncRender } from './finish-async-render.js';
+import { sweepExpired } from './sweep-expired.js';
 import { natsJobPublisher } from './adapters/nats-job-publisher.js';
 import { kvRenderStatus } from './adapters/kv-render-status.js';
 import { kvCacheIndex } from './adapters/kv-cache-index.js';
@@ -20,14 +20,17 @@ import { memoizedFiles } from './adapters/memoized-files.js';
 import { netGuardWebhook } from './adapters/net-guard-webhook.js';
 import { renderEventsConsumer } from './entrypoints/render-events.consumer.js';
 import { expirySweeper } from './entrypoints/expiry-sweeper.js';
-import type { AsyncHttpDeps } from './http/async-http-deps.js';
-import { indexedRenderStatus, kvRecentRenders } from './dashboard/recent-renders.js';
+import type { AsyncHttpDeps } from '../http/async-http-deps.js';
+import { indexedRenderStatus, kvRecentRenders } from '../dashboard/recent-renders.js';
 
 /** A render queued or running this long past its deadline is failed by the watchdog. */
 const STUCK_GRACE_MS = 60_000;
 
-/** Wiring of async renders, render status, result files and the cache (part of the composition root). */
-export function buildAsyncRenders(d: {
+/**
+ * The results module: async renders, their status, result files, the render cache and the expiry
+ * sweeper, wired together (called by the edge's composition root, app.ts).
+ */
+export function buildResults(d: {
   config: EdgeConfig;
   logger: Logger;
   js: JetStreamClient;
@@ -69,6 +72,8 @@ export function buildAsyncRenders(d: {
   const consumer = renderEventsConsumer({ js: d.js, finish: finishAsyncRender({ statuses, cache }), logger: d.logger });
   const sweeper = expirySweeper({
     sweep: sweepExpired({ files, index, statuses, jobs, clock: d.clock, stuckGraceMs: STUCK_GRACE_MS }),
+    // One edge replica sweeps at a time: the lease (two intervals long) is renewed by each of its sweeps.
+    lease: kvLease(d.statusKv, EXPIRY_SWEEP_LEASE_KEY, { holder: randomUUID(), ttlMs: 2 * d.config.sweepIntervalMs }),
     intervalMs: d.config.sweepIntervalMs,
     logger: d.logger,
   });

@@ -1,7 +1,7 @@
 import { EDGE_RENDER_EVENTS_CONSUMER, SUBJECTS, ack, pullWorkers, term, type JetStreamClient, type PullWorkers } from '@app/messaging';
 import { RenderFinished, RenderStarted } from '@app/proto/render';
 import type { Logger } from '@app/logging';
-import type { FinishAsyncRender } from '../application/finish-async-render.js';
+import type { FinishAsyncRender } from '../finish-async-render.js';
 
 /**
  * The edge replicas' shared durable consumer of async render events (`render.async.>`): folds them into

@@ -1,8 +1,8 @@
 import { checkRenderTargets } from '@app/net-guard';
 import type { RenderParams } from '@app/proto/render';
 import { formatOf, renderBudgetMs, type Operation } from '@app/render-params';
-import type { JobPublisher, RenderStatusStore, WebhookGuard } from './async-ports.js';
-import type { Clock, TargetGuard } from './ports.js';
+import type { JobPublisher, RenderStatusStore, WebhookGuard } from './ports.js';
+import type { Clock, TargetGuard } from '../application/ports.js';
 import type { RenderCache } from './render-cache.js';
 import type { RenderRecord } from './render-record.js';
 import { DEFAULT_CACHE_TTL_SECONDS, cacheKeyOf } from './cache-key.js';

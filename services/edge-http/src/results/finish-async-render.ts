@@ -1,5 +1,5 @@
 import type { RenderFinished, RenderStarted } from '@app/proto/render';
-import type { RenderStatusStore } from './async-ports.js';
+import type { RenderStatusStore } from './ports.js';
 import type { RenderCache } from './render-cache.js';
 import { recordFinished, recordStarted } from './render-record.js';
 

@@ -3,9 +3,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { errors } from '@app/errors';
 import type { RenderParams } from '@app/proto/render';
 import { renderBudgetMs, timeoutSecondsOf, type Operation } from '@app/render-params';
-import type { Clock } from './ports.js';
+import type { Clock } from '../application/ports.js';
 import type { CacheHit, RenderCache } from './render-cache.js';
-import type { RenderOutcome, RenderSync } from './render-sync.js';
+import type { RenderOutcome, RenderSync } from '../application/render-sync.js';
 import { DEFAULT_CACHE_TTL_SECONDS, rememberedCacheKeys } from './cache-key.js';
 
 /** An unguessable object name: 256 random bits (the capability of a file URL). */

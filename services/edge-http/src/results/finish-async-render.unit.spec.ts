@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RenderFinished } from '@app/proto/render';
-import { fakeFiles, fakeIndex, fakeStatuses } from '../testing/async-fakes.js';
+import { fakeFiles, fakeIndex, fakeStatuses } from './testing/fakes.js';
 import { finishAsyncRender } from './finish-async-render.js';
 import { renderCache } from './render-cache.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { AppError, errors } from '@app/errors';
 import { validateRenderParams } from '@app/render-params';
-import { fakeFiles, fakeIndex, fakeJobs, fakeStatuses, storedFile } from '../testing/async-fakes.js';
+import { fakeFiles, fakeIndex, fakeJobs, fakeStatuses, storedFile } from './testing/fakes.js';
 import { cacheKeyOf } from './cache-key.js';
 import { renderCache } from './render-cache.js';
 import { ASYNC_FILE_TTL_MS, renderAsync } from './render-async.js';

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { ResultFiles, StoredFile } from '../application/async-ports.js';
+import type { ResultFiles, StoredFile } from '../ports.js';
 
 /**
  * Result files are immutable under their unguessable names, so an edge may keep the ones it reads most

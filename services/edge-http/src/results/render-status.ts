@@ -1,7 +1,7 @@
 import { AppError } from '@app/errors';
 import type { WebhookState } from '@app/messaging';
-import type { RenderStatusStore } from './async-ports.js';
-import type { Clock } from './ports.js';
+import type { RenderStatusStore } from './ports.js';
+import type { Clock } from '../application/ports.js';
 
 export interface RenderStatusView {
   id: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { ResultFiles, StoredFile } from '../application/async-ports.js';
+import type { ResultFiles, StoredFile } from '../ports.js';
 import { memoizedFiles } from './memoized-files.js';
 
 const file = (objectName: string): StoredFile => ({

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { fakeIndex } from '../testing/async-fakes.js';
+import { fakeIndex } from '../testing/fakes.js';
 import { memoizedCacheIndex } from './memoized-cache-index.js';
 
 const entry = (objectName: string, expiresUnixMs: number) => ({ accountId: 'acc_1', objectName, expiresUnixMs });

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { CacheEntry, CacheIndex } from '../application/async-ports.js';
+import type { CacheEntry, CacheIndex } from '../ports.js';
 
 /**
  * A live cache entry never changes before it expires (files and entries are removed only once expired),

@@ -1,5 +1,5 @@
 import { decodeResultMeta, type ObjectInfo, type ObjectStore } from '@app/messaging';
-import type { ResultFiles, StoredFile } from '../application/async-ports.js';
+import type { ResultFiles, StoredFile } from '../ports.js';
 
 function toFile(info: ObjectInfo): StoredFile | undefined {
   const meta = decodeResultMeta(info.metadata);

@@ -1,6 +1,6 @@
 import { AppError } from '@app/errors';
-import type { ResultFiles, StoredFile } from './async-ports.js';
-import type { Clock } from './ports.js';
+import type { ResultFiles, StoredFile } from './ports.js';
+import type { Clock } from '../application/ports.js';
 
 /** Names handed out as file URLs: 256 random bits, base64url. Anything else is not a file. */
 const FILE_NAME = /^[A-Za-z0-9_-]{43}$/;

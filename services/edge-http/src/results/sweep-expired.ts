@@ -1,5 +1,5 @@
-import type { CacheIndex, JobPublisher, ResultFiles, RenderStatusStore } from './async-ports.js';
-import type { Clock } from './ports.js';
+import type { CacheIndex, JobPublisher, ResultFiles, RenderStatusStore } from './ports.js';
+import type { Clock } from '../application/ports.js';
 import { isStuck } from './render-record.js';
 
 /** Objects written without expiry metadata (older versions) are kept this long after their write. */

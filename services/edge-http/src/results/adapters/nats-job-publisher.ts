@@ -1,6 +1,6 @@
 import { SUBJECTS, traceHeaders, type JetStreamClient, type RenderJobPublisher } from '@app/messaging';
 import { RenderFinished } from '@app/proto/render';
-import type { JobPublisher } from '../application/async-ports.js';
+import type { JobPublisher } from '../ports.js';
 
 /**
  * Async jobs to the RENDER_JOBS work queue; the edge's own conclusions of async renders (answered from the

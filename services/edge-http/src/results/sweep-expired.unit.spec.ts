@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fakeFiles, fakeIndex, fakeJobs, fakeStatuses, storedFile } from '../testing/async-fakes.js';
+import { fakeFiles, fakeIndex, fakeJobs, fakeStatuses, storedFile } from './testing/fakes.js';
 import { sweepExpired } from './sweep-expired.js';
 
 const NOW = 1_800_000_000_000;

@@ -1,5 +1,5 @@
 import type { KV } from '@app/messaging';
-import type { CacheEntry, CacheIndex, RenderClaim } from '../application/async-ports.js';
+import type { CacheEntry, CacheIndex, RenderClaim } from '../ports.js';
 
 /** What a key of the bucket holds: a cache entry, or the claim of a render in flight. */
 type Slot = { entry: CacheEntry } | { claim: RenderClaim } | undefined;

@@ -1,0 +1,53 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '@app/logging';
+import { BUCKETS, EXPIRY_SWEEP_LEASE_KEY, Kvm, kvLease, type KV } from '@app/messaging';
+import { startTestBus, type TestBus } from '@app/testkit';
+import { expirySweeper } from './expiry-sweeper.js';
+
+// The expiry sweepers of two edge replicas sharing one render-status bucket on a real nats-server 2.9.
+let bus: TestBus;
+let kvs: KV[];
+const INTERVAL_MS = 100;
+
+beforeAll(async () => {
+  bus = await startTestBus('sweepers');
+  const other = await bus.connect('edge-b');
+  kvs = await Promise.all([new Kvm(bus.nc).open(BUCKETS.renderStatus.name), new Kvm(other).open(BUCKETS.renderStatus.name)]);
+});
+
+afterAll(() => bus?.stop());
+
+function sweeperOf(kv: KV, holder: string) {
+  const sweeps: number[] = [];
+  const sweeper = expirySweeper({
+    sweep: async () => {
+      sweeps.push(Date.now());
+      return { files: 0, cacheEntries: 0, stuckRenders: 0 };
+    },
+    lease: kvLease(kv, EXPIRY_SWEEP_LEASE_KEY, { holder, ttlMs: 2 * INTERVAL_MS }),
+    intervalMs: INTERVAL_MS,
+    logger: createLogger('edge-http-test', { level: 'silent' }),
+  });
+  return { sweeper, sweeps };
+}
+
+describe('Expiry sweepers of two edge replicas', () => {
+  describe('When both run', () => {
+    it('should sweep on one replica only; when it stops, the other takes over', async () => {
+      const a = sweeperOf(kvs[0]!, 'edge-a');
+      const b = sweeperOf(kvs[1]!, 'edge-b');
+      a.sweeper.start();
+      b.sweeper.start();
+      await sleep(15 * INTERVAL_MS);
+      const [holder, other] = a.sweeps.length > 0 ? [a, b] : [b, a];
+      expect(holder.sweeps.length).toBeGreaterThanOrEqual(5);
+      expect(other.sweeps).toHaveLength(0);
+
+      await holder.sweeper.stop();
+      await sleep(10 * INTERVAL_MS);
+      expect(other.sweeps.length).toBeGreaterThanOrEqual(3);
+      await other.sweeper.stop();
+    });
+  });
+});
