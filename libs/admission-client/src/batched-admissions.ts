@@ -14,6 +14,9 @@ const MAX_BATCH = 256;
 /** A request carrying a larger signed body is admitted on its own, so a batch stays a small message. */
 const MAX_BATCHED_BODY_BYTES = 16 * 1024;
 
+/** Every admission carries its id, so a call whose connection failed under it is repeated on another replica. */
+const FAILOVER = { failover: true } as const;
+
 export type Admit = (request: AdmitRequestRequest) => Promise<AdmitRequestResponse>;
 
 function resultOf(outcome: AdmissionOutcome): AdmitRequestResponse | AppError {
@@ -39,11 +42,11 @@ function resultOf(outcome: AdmissionOutcome): AdmitRequestResponse | AppError {
  */
 export function batchedAdmissions(client: AuthQuotaServiceClient): Admit {
   const batches = new DataLoader<AdmitRequestRequest, AdmitRequestResponse>(
-    async (requests) => (await callUnary(client, client.admitRequests, { requests: [...requests] })).outcomes.map(resultOf),
+    async (requests) => (await callUnary(client, client.admitRequests, { requests: [...requests] }, FAILOVER)).outcomes.map(resultOf),
     { cache: false, maxBatchSize: MAX_BATCH, batchScheduleFn: (dispatch) => setImmediate(dispatch) },
   );
   return (asked) => {
     const request = asked.admission_id ? asked : { ...asked, admission_id: randomUUID() };
-    return request.body.byteLength > MAX_BATCHED_BODY_BYTES ? callUnary(client, client.admitRequest, request) : batches.load(request);
+    return request.body.byteLength > MAX_BATCHED_BODY_BYTES ? callUnary(client, client.admitRequest, request, FAILOVER) : batches.load(request);
   };
 }

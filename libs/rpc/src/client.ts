@@ -1,5 +1,6 @@
 import { Metadata, type CallOptions, type Client, type ServiceError } from '@grpc/grpc-js';
-import { fromServiceError } from './errors.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fromServiceError, isTransportFailure } from './errors.js';
 
 type UnaryMethod<Req, Res> = (
   request: Req,
@@ -8,22 +9,45 @@ type UnaryMethod<Req, Res> = (
   callback: (error: ServiceError | null, response: Res) => void,
 ) => unknown;
 
-/** Calls a unary method of a ts-proto grpc-js client as a promise, with a deadline; errors come back as AppErrors. */
-export function callUnary<C extends Client, Req, Res>(
+export interface UnaryCallOptions {
+  /** The whole call's budget, every attempt included. */
+  timeoutMs?: number;
+  /**
+   * For calls that may be repeated (they carry an id of the caller's choosing, or only read): when the
+   * connection fails under the call (a replica dies after it started answering, or every attempt gRPC's
+   * own retry policy allows met a dying connection), try again, on whatever replica the channel picks,
+   * until the budget is spent.
+   */
+  failover?: boolean;
+}
+
+/** Waits between attempts of a call that fails over: 25 ms, doubling, at most 400 ms. */
+const FIRST_FAILOVER_WAIT_MS = 25;
+const MAX_FAILOVER_WAIT_MS = 400;
+
+/**
+ * Calls a unary method of a ts-proto grpc-js client as a promise, within a deadline; errors come back as
+ * AppErrors.
+ */
+export async function callUnary<C extends Client, Req, Res>(
   client: C,
   method: UnaryMethod<Req, Res>,
   request: Req,
-  opts: { timeoutMs?: number } = {},
+  opts: UnaryCallOptions = {},
 ): Promise<Res> {
-  return new Promise<Res>((resolve, reject) => {
-    method.call(
-      client,
-      request,
-      new Metadata(),
-      { deadline: new Date(Date.now() + (opts.timeoutMs ?? 5_000)) },
-      (error, response) => (error ? reject(fromServiceError(error)) : resolve(response)),
-    );
-  });
+  const deadline = new Date(Date.now() + (opts.timeoutMs ?? 5_000));
+  const attempt = () =>
+    new Promise<Res>((resolve, reject) => {
+      method.call(client, request, new Metadata(), { deadline }, (error, response) => (error ? reject(error) : resolve(response)));
+    });
+  for (let wait = FIRST_FAILOVER_WAIT_MS; ; wait = Math.min(wait * 2, MAX_FAILOVER_WAIT_MS)) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (!opts.failover || !isTransportFailure(err) || Date.now() + wait >= deadline.getTime()) throw fromServiceError(err);
+      await sleep(wait);
+    }
+  }
 }
 
 /**

@@ -23,6 +23,15 @@ export function toServiceError(err: unknown, logger?: Logger): Partial<ServiceEr
   return { code: err.grpcStatus, details: err.message, metadata };
 }
 
+/**
+ * UNAVAILABLE raised by gRPC itself (no connection, or the connection dropped under the call), not an
+ * error a server answered with: the call may be tried again on another replica.
+ */
+export function isTransportFailure(err: unknown): boolean {
+  const e = err as Partial<ServiceError>;
+  return e?.code === status.UNAVAILABLE && (e.metadata?.get(CODE_KEY).length ?? 0) === 0;
+}
+
 /** Rebuilds the AppError a server raised; transport failures become service_unavailable. */
 export function fromServiceError(err: unknown): AppError {
   const e = err as Partial<ServiceError>;

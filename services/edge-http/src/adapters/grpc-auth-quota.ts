@@ -35,10 +35,11 @@ export function grpcAuthQuota(addresses: string): AuthQuota & { close(): void; r
       };
     },
     async reserve(accountId) {
-      return (await callUnary(client, client.reserveQuota, { account_id: accountId, reservation_id: randomUUID() })).reservation_id;
+      // The reservation's id is chosen here, so a call repeated on another replica reserves once.
+      return (await callUnary(client, client.reserveQuota, { account_id: accountId, reservation_id: randomUUID() }, { failover: true })).reservation_id;
     },
     async usage(accountId) {
-      const res = await callUnary(client, client.getUsage, { account_id: accountId });
+      const res = await callUnary(client, client.getUsage, { account_id: accountId }, { failover: true });
       return {
         hits: { quota: res.quota, used: res.used, remaining: res.remaining },
         concurrency: {

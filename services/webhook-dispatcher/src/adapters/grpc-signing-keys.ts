@@ -10,7 +10,7 @@ export function grpcSigningKeys(addresses: string): SigningKeys & { close(): voi
   const client = replicatedAuthQuotaClient(addresses);
   return {
     async secretOf(accountId) {
-      const res = await callUnary(client, client.getSigningKey, { account_id: accountId });
+      const res = await callUnary(client, client.getSigningKey, { account_id: accountId }, { failover: true });
       return res.secret_key;
     },
     close: () => client.close(),
