@@ -9,5 +9,6 @@ export { Kvm, type KV, type KvEntry } from '@nats-io/kv';
 export * from './result-object.js';
 export * from './render-status-keys.js';
 export * from './pull-workers.js';
+export * from './decode-or-log.js';
 export * from './render-jobs.js';
 export * from './kv-lease.js';

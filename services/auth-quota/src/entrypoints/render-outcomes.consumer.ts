@@ -1,5 +1,5 @@
 import { metrics } from '@opentelemetry/api';
-import { AUTH_QUOTA_SETTLEMENTS_CONSUMER, SUBJECTS, ack, pullWorkers, term, type JetStreamClient, type PullWorkers } from '@app/messaging';
+import { AUTH_QUOTA_SETTLEMENTS_CONSUMER, SUBJECTS, ack, decodeOrLog, pullWorkers, term, type JetStreamClient, type PullWorkers } from '@app/messaging';
 import { RenderFinished } from '@app/proto/render';
 import type { Logger } from '@app/logging';
 import type { Admission } from '../application/admission.js';
@@ -30,13 +30,8 @@ export function renderOutcomesConsumer(deps: { js: JetStreamClient; admission: A
     span: (msg) => ({ name: 'settle reservation', attributes: { 'messaging.subject': msg.subject } }),
     async handle(msg) {
       if (SUBJECTS.renderEventKindOf(msg.subject) === 'started') return ack;
-      let event: RenderFinished;
-      try {
-        event = RenderFinished.decode(msg.data);
-      } catch (err) {
-        logger.error({ err, subject: msg.subject }, 'undecodable render outcome: dropped');
-        return term;
-      }
+      const event = decodeOrLog(msg, RenderFinished.decode, logger, 'render outcome');
+      if (!event) return term;
       const reservationId = event.reservation_id;
       if (!reservationId) return ack;
       const succeeded = event.status === 'succeeded' && (event.result !== undefined || SUBJECTS.renderEventOriginOf(msg.subject) === 'nojob');

@@ -1,4 +1,4 @@
-import { RENDERER_JOBS_CONSUMER, pullWorkers, term, type JetStreamClient, type PullWorkers } from '@app/messaging';
+import { RENDERER_JOBS_CONSUMER, decodeOrLog, pullWorkers, term, type JetStreamClient, type PullWorkers } from '@app/messaging';
 import { RenderJob } from '@app/proto/render';
 import type { Logger } from '@app/logging';
 import { trace } from '@app/telemetry';
@@ -20,13 +20,8 @@ export function renderJobsConsumer(deps: { js: JetStreamClient; perform: Perform
     heartbeatMs: 3_000,
     span: (msg) => ({ name: 'render job', attributes: { 'messaging.subject': msg.subject } }),
     async handle(msg) {
-      let job: RenderJob;
-      try {
-        job = RenderJob.decode(msg.data);
-      } catch (err) {
-        logger.error({ err }, 'undecodable render job: dropped');
-        return term;
-      }
+      const job = decodeOrLog(msg, RenderJob.decode, logger, 'render job');
+      if (!job) return term;
       trace.getActiveSpan()?.updateName(`render ${job.operation}`);
       trace.getActiveSpan()?.setAttribute('render.job_id', job.job_id);
       const isLast = msg.info.deliveryCount >= RENDERER_JOBS_CONSUMER.config.max_deliver;

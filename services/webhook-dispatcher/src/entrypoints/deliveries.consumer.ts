@@ -1,4 +1,4 @@
-import { SUBJECTS, WEBHOOK_DELIVERIES_CONSUMER, ack, pullWorkers, term, type JetStreamClient, type PullWorkers } from '@app/messaging';
+import { SUBJECTS, WEBHOOK_DELIVERIES_CONSUMER, ack, decodeOrLog, pullWorkers, term, type JetStreamClient, type PullWorkers } from '@app/messaging';
 import { RenderFinished } from '@app/proto/render';
 import { trace } from '@app/telemetry';
 import type { Logger } from '@app/logging';
@@ -25,13 +25,8 @@ export function deliveriesConsumer(deps: { js: JetStreamClient; deliver: Deliver
     async handle(msg) {
       // An async render's start concerns its status, not its webhook.
       if (SUBJECTS.renderEventKindOf(msg.subject) === 'started') return ack;
-      let event: RenderFinished;
-      try {
-        event = RenderFinished.decode(msg.data);
-      } catch (err) {
-        logger.error({ err, subject: msg.subject }, 'undecodable finished render: dropped');
-        return term;
-      }
+      const event = decodeOrLog(msg, RenderFinished.decode, logger, 'finished render');
+      if (!event) return term;
       if (!event.webhook_url) return ack;
       trace.getActiveSpan()?.setAttribute('render.job_id', event.job_id);
       // The domain's disposition has the shape of the transport's.

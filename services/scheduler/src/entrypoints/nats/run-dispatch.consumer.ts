@@ -1,4 +1,4 @@
-import { SCHEDULER_RUN_DISPATCH_CONSUMER, pullWorkers, term, type JetStreamClient } from '@app/messaging';
+import { SCHEDULER_RUN_DISPATCH_CONSUMER, decodeOrLog, pullWorkers, term, type JetStreamClient } from '@app/messaging';
 import type { Logger } from '@app/logging';
 import { TaskRunStartedEvent } from '@app/proto/scheduler';
 import type { DispatchRun } from '../../application/dispatch-run.js';
@@ -17,12 +17,7 @@ export function runDispatchConsumer(deps: { js: JetStreamClient; dispatch: Dispa
     logger,
     span: () => ({ name: 'dispatch task run' }),
     async handle(msg) {
-      let event: TaskRunStartedEvent | undefined;
-      try {
-        event = TaskRunStartedEvent.decode(msg.data);
-      } catch (err) {
-        logger.error({ err }, 'undecodable task event: dropped');
-      }
+      const event = decodeOrLog(msg, TaskRunStartedEvent.decode, logger, 'task event');
       if (!event?.run_id || !Number.isSafeInteger(event.task_id) || event.task_id <= 0) return term;
       const { task_id: taskId, run_id: runId } = event;
       const isLast = msg.info.deliveryCount >= config.max_deliver;

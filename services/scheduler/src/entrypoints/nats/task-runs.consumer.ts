@@ -1,4 +1,4 @@
-import { SCHEDULER_TASK_RUNS_CONSUMER, ack, nak, pullWorkers, term, type JetStreamClient } from '@app/messaging';
+import { SCHEDULER_TASK_RUNS_CONSUMER, ack, nak, decodeOrLog, pullWorkers, term, type JetStreamClient } from '@app/messaging';
 import type { Logger } from '@app/logging';
 import { RenderFinished } from '@app/proto/render';
 import type { FinishRun } from '../../application/finish-run.js';
@@ -14,13 +14,8 @@ export function taskRunsConsumer(deps: { js: JetStreamClient; finish: FinishRun;
     logger: deps.logger,
     span: () => ({ name: 'record task run outcome' }),
     async handle(msg) {
-      let finished: RenderFinished;
-      try {
-        finished = RenderFinished.decode(msg.data);
-      } catch (err) {
-        deps.logger.error({ err }, 'undecodable render outcome: dropped');
-        return term;
-      }
+      const finished = decodeOrLog(msg, RenderFinished.decode, deps.logger, 'render outcome');
+      if (!finished) return term;
       // A prepared run's render may finish before its start is recorded: it is recorded a moment later.
       return (await deps.finish(finished)) === 'not-started' ? nak(500) : ack;
     },
