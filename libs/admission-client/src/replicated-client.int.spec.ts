@@ -1,9 +1,10 @@
 import { createServer, type Http2Server } from 'node:http2';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthQuotaServiceService, type AdmissionOutcome, type AdmitRequestRequest } from '@app/proto/authquota';
 import { startGrpcServer, unaryHandler, type GrpcServer } from '@app/rpc';
 import { createLogger } from '@app/logging';
+import { AppError } from '@app/errors';
 import { batchedAdmissions } from './batched-admissions.js';
 import { replicatedAuthQuotaClient } from './replicated-client.js';
 
@@ -39,7 +40,7 @@ beforeAll(async () => {
   dying.on('stream', (stream) => {
     callsToDying++;
     stream.respond({ ':status': 200, 'content-type': 'application/grpc' });
-    setTimeout(() => stream.session?.destroy(), 5);
+    setTimeout(() => stream.session?.destroy(), 50);
   });
   await new Promise<void>((resolve) => dying.listen(0, '127.0.0.1', resolve));
 });
@@ -65,6 +66,28 @@ describe('An auth-quota client over two replicas', () => {
       expect(callsToDying).toBeGreaterThan(0);
       // Each admission reached the live replica under its own id (a repeat would be recognised by it).
       expect(new Set(admittedIds)).toEqual(new Set(Array.from({ length: 20 }, (_, i) => `adm_${i}`)));
+    });
+  });
+
+  describe('When no replica can be reached', () => {
+    it('should fail at once with service_unavailable, not wait out the call budget', async () => {
+      // A port nobody listens on any more.
+      const closed = createTcpServer();
+      await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+      const port = (closed.address() as AddressInfo).port;
+      await new Promise((resolve) => closed.close(resolve));
+      const client = replicatedAuthQuotaClient(`127.0.0.1:${port}`);
+      try {
+        const started = Date.now();
+        const err = await batchedAdmissions(client)({ access_key: 'ak', usage: 'render', features: [], signed_query: '', body: Buffer.alloc(0) }).catch(
+          (e: unknown) => e,
+        );
+        expect(err).toBeInstanceOf(AppError);
+        expect(err).toMatchObject({ code: 'service_unavailable' });
+        expect(Date.now() - started).toBeLessThan(2_000);
+      } finally {
+        client.close();
+      }
     });
   });
 });

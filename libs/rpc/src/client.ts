@@ -1,4 +1,4 @@
-import { Metadata, type CallOptions, type Client, type ServiceError } from '@grpc/grpc-js';
+import { Metadata, connectivityState, type CallOptions, type Client, type ServiceError } from '@grpc/grpc-js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fromServiceError, isTransportFailure } from './errors.js';
 
@@ -15,8 +15,9 @@ export interface UnaryCallOptions {
   /**
    * For calls that may be repeated (they carry an id of the caller's choosing, or only read): when the
    * connection fails under the call (a replica dies after it started answering, or every attempt gRPC's
-   * own retry policy allows met a dying connection), try again, on whatever replica the channel picks,
-   * until the budget is spent.
+   * own retry policy allows met a dying connection) while another replica is still connected, try again,
+   * on whatever replica the channel picks, until the budget is spent. With no replica connected, the call
+   * fails at once (503 service_unavailable), as without failover.
    */
   failover?: boolean;
 }
@@ -44,7 +45,8 @@ export async function callUnary<C extends Client, Req, Res>(
     try {
       return await attempt();
     } catch (err) {
-      if (!opts.failover || !isTransportFailure(err) || Date.now() + wait >= deadline.getTime()) throw fromServiceError(err);
+      const anotherReplica = client.getChannel().getConnectivityState(false) === connectivityState.READY;
+      if (!opts.failover || !isTransportFailure(err) || !anotherReplica || Date.now() + wait >= deadline.getTime()) throw fromServiceError(err);
       await sleep(wait);
     }
   }
