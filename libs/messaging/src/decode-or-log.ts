@@ -1,6 +1,7 @@
 import type { JsMsg } from '@nats-io/jetstream';
 
-type Log = (obj: object, msg?: string) => void;
+/** A logger method as pino and the services' loggers have it. */
+export type Log = (obj: object, msg?: string) => void;
 
 /**
  * A message's body decoded by its proto codec, or undefined once it is logged as undecodable: such a

@@ -2,8 +2,8 @@ import type { Consumer, ConsumerMessages, JetStreamClient, JsMsg } from '@nats-i
 import { SpanKind, withSpan } from '@app/telemetry';
 import { dispositionAfter, type Disposition } from '@app/errors';
 import { traceContextOf } from './trace-headers.js';
+import type { Log } from './decode-or-log.js';
 
-type Log = (obj: object, msg?: string) => void;
 
 export { ack, nak, term, type Disposition } from '@app/errors';
 

@@ -45,8 +45,12 @@ export async function callUnary<C extends Client, Req, Res>(
     try {
       return await attempt();
     } catch (err) {
-      const anotherReplica = client.getChannel().getConnectivityState(false) === connectivityState.READY;
-      if (!opts.failover || !isTransportFailure(err) || !anotherReplica || Date.now() + wait >= deadline.getTime()) throw fromServiceError(err);
+      const failOver =
+        opts.failover &&
+        isTransportFailure(err) &&
+        Date.now() + wait < deadline.getTime() &&
+        client.getChannel().getConnectivityState(false) === connectivityState.READY;
+      if (!failOver) throw fromServiceError(err);
       await sleep(wait);
     }
   }
