@@ -3,6 +3,7 @@ import {
   accountsAdmin,
   holdRoute,
   recordFinishedRenders,
+  scrapeMetrics,
   startFixtureServer,
   startTestStack,
   until,
@@ -86,6 +87,12 @@ const usageOf = async (account: TestAccount) => {
 const describeAnswers = (results: { status: number; body: Buffer }[]) =>
   results.map((r) => (r.status < 400 ? String(r.status) : `${r.status} ${r.body.toString().slice(0, 200)}`)).join(', ');
 
+/** Requests the two edges admitted themselves, from rate leases. */
+const leased = async () => {
+  const scrapes = await Promise.all(['edge-http', 'edge-http-2'].map((name) => scrapeMetrics(`${stack.opsUrls[name]}/metrics`)));
+  return scrapes.reduce((n, scrape) => n + scrape.total('admissions_leased_total'), 0);
+};
+
 /** Waits for the start of a clock minute when too little of this one is left (rate windows are the minute). */
 const withinOneMinute = async () => {
   const second = new Date().getUTCSeconds();
@@ -139,6 +146,34 @@ describe('Quota over two edges and two auth-quota replicas', () => {
         expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
       }),
     );
+  });
+});
+
+describe('Cache hits of one key on two edges (rate leases)', () => {
+  describe('When one key floods both edges with cache hits past its rate limit (1,000 a minute)', () => {
+    it('should admit most at the edges, never more than the limit, and every unit once the leases have ended', async () => {
+      const account = await admin.create('scale');
+      await withinOneMinute();
+      const hit = (edge: number) => stack.call('POST', '/v1/scrape', { edge, headers: keyOf(account), json: { url: `${fixture.origin}/?leases`, cache: true } });
+      expect((await hit(0)).status).toBe(200);
+      const leasedBefore = await leased();
+
+      const answers: Awaited<ReturnType<typeof hit>>[] = [];
+      for (let round = 0; round < 50; round++) answers.push(...(await Promise.all(Array.from({ length: 24 }, (_, i) => hit(i % 2)))));
+      const admitted = answers.filter((a) => a.status === 200);
+      expect(answers.filter((a) => a.status !== 200 && a.status !== 429).map((a) => a.status)).toEqual([]);
+      expect(admitted.every((a) => a.headers['x-service-cache'] === 'HIT')).toBe(true);
+      // The miss took one unit of the window: 999 are left for the hits, and no more are admitted.
+      expect(admitted.length).toBeLessThanOrEqual(999);
+      expect(admitted.length).toBeGreaterThan(900);
+      expect((await leased()) - leasedBefore).toBeGreaterThan(admitted.length / 2);
+
+      // Units a lease did not spend go back when it ends (a second): then the window admits exactly its rest.
+      await new Promise((r) => setTimeout(r, 2_500));
+      let more = 0;
+      while (more < 1_000 && (await hit(0)).status === 200) more += 1;
+      expect(1 + admitted.length + more).toBe(1_000);
+    }, 120_000);
   });
 });
 
@@ -238,6 +273,32 @@ describe('Key rotation through one replica', () => {
         const fresh = await Promise.all(
           Array.from({ length: 4 }, (_, i) => stack.call('GET', '/v1/devices', { edge: i % 2, headers: { 'x-access-key': rotated.accessKey } })),
         );
+        expect(fresh.map((r) => r.status)).toEqual(Array(4).fill(200));
+      } finally {
+        replicaA.close();
+      }
+    });
+  });
+
+  describe('When a key both edges admit from rate leases (busy cache hits) is rotated', () => {
+    it('should be refused at once by every edge, and the new key admitted', async () => {
+      const account = await admin.create('growth');
+      const replicaA = accountsAdmin(stack.authQuotaAddresses[0]!);
+      const hit = (edge: number, accessKey = account.accessKey) =>
+        stack.call('POST', '/v1/scrape', { edge, headers: { 'x-access-key': accessKey }, json: { url: `${fixture.origin}/?rotation`, cache: true } });
+      try {
+        expect((await hit(0)).status).toBe(200);
+        // Busy on both edges: each holds a lease of the key's window.
+        const leasedBefore = await leased();
+        for (let round = 0; round < 10; round++) {
+          const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => hit(i % 2)));
+          expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
+        }
+        expect(await leased()).toBeGreaterThan(leasedBefore);
+        const rotated = await replicaA.rotate(account.accountId);
+        const old = await Promise.all(Array.from({ length: 16 }, (_, i) => hit(i % 2)));
+        expect(old.map((r) => r.status)).toEqual(Array(16).fill(401));
+        const fresh = await Promise.all(Array.from({ length: 4 }, (_, i) => hit(i % 2, rotated.accessKey)));
         expect(fresh.map((r) => r.status)).toEqual(Array(4).fill(200));
       } finally {
         replicaA.close();

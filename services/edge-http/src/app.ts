@@ -11,6 +11,7 @@ import { renderSync } from './application/render-sync.js';
 import { grpcAuthQuota } from './adapters/grpc-auth-quota.js';
 import { natsReservationOutcomes } from './adapters/nats-reservation-outcomes.js';
 import { refusedKeysCache } from './adapters/refused-keys-cache.js';
+import { rateLeases } from './adapters/rate-leases.js';
 import { natsRenderQueue } from './adapters/nats-render-queue.js';
 import { netGuardTarget } from './adapters/net-guard-target.js';
 import { buildServer } from './http/build-server.js';
@@ -46,8 +47,15 @@ export async function createApp(config: EdgeConfig, logger: Logger, o: Partial<E
   const authQuotaClient = o.authQuota ?? grpcAuthQuota(config.authQuotaAddress);
   // Floods of bad keys are answered here; any account's key change clears the memory on every edge.
   const refused = refusedKeysCache(authQuotaClient, { ttlMs: config.refusedKeyTtlMs, maxEntries: 100_000 });
-  const authQuota = refused.authQuota;
   const keyChanges = nats.subscribe(SUBJECTS.accountKeysChanged, { callback: () => refused.forget() });
+  // Busy keys (cache hits) are admitted here from rate leases; any change of an account drops its leases.
+  const metrics = edgeMetrics();
+  const leases = rateLeases(refused.authQuota, {
+    onSpent: metrics.leased,
+    onReturnError: (err) => logger.warn({ err }, 'giving back the unspent units of a rate lease failed'),
+  });
+  const authQuota = leases.authQuota;
+  const accountChanges = nats.subscribe(SUBJECTS.accountDirectoryChanged, { callback: (_err, msg) => leases.accountChanged(msg.string()) });
   // Parameters too large for a message (a big html) travel by reference, through the render-inputs store.
   const jobPublisher = renderJobPublisher(js, await new Objm(nats).open(BUCKETS.renderInputs.name));
   const queue = o.queue ?? natsRenderQueue(nats, jobPublisher, bus);
@@ -57,7 +65,6 @@ export async function createApp(config: EdgeConfig, logger: Logger, o: Partial<E
   const objects = await new Objm(nats).open(BUCKETS.renderResults.name);
   const results = o.results ?? objectStoreFiles(objects);
   const kvm = new Kvm(nats);
-  const metrics = edgeMetrics();
   const syncRender = renderSync({
     queue,
     results,
@@ -130,6 +137,8 @@ export async function createApp(config: EdgeConfig, logger: Logger, o: Partial<E
       await server.close();
       await asyncRenders.stop();
       keyChanges.unsubscribe();
+      accountChanges.unsubscribe();
+      await leases.close();
       authQuotaClient.close?.();
       scheduler.close?.();
       dashboard.close();

@@ -8,5 +8,8 @@ export function edgeMetrics() {
   const shed = meter().createCounter('render.shed', {
     description: 'Synchronous renders answered 503 renderer_unavailable because no renderer started them in time.',
   });
-  return { shed: () => shed.add(1) };
+  const leased = meter().createCounter('admissions.leased', {
+    description: 'Requests this edge admitted itself, from a rate lease (busy keys\' cache hits), without a call to auth-quota.',
+  });
+  return { shed: () => shed.add(1), leased: () => leased.add(1) };
 }

@@ -3,12 +3,14 @@ import type { OpenAccountState } from '../domain/account/account.js';
 import { planAllows, type Plan, type PlanLimits } from '../domain/account/plans.js';
 import { hmacHex, signatureApplies, signaturesMatch, unsignedQuery } from '../domain/account/signature.js';
 import {
+  grantLease,
   inFlight,
   isOpen,
   peekRate,
   quotaUsage,
   reserve,
   restoreUsage,
+  returnLease,
   settle,
   takeRate,
   type LimitsState,
@@ -41,12 +43,27 @@ export interface AdmitInput {
   body: Uint8Array;
   /** Chosen by the caller so a retry on another replica is recognised; the reservation's id. */
   admissionId?: string;
+  /** Units of a rate lease the caller (an edge) asks for, to admit later requests like this one itself. */
+  leaseUnits?: number;
+}
+
+/**
+ * Units of the account's current rate window, counted already, that the holder may spend on later
+ * requests like the admitted one for `validMs`; what it does not spend goes back with `returnLease`.
+ */
+export interface RateLease {
+  /** The admission's id. */
+  id: string;
+  units: number;
+  validMs: number;
 }
 
 export interface Admitted {
   account: OpenAccountState;
   rateLimit: RateDecision;
   reservationId?: string;
+  /** Granted when asked for and the request qualifies; `rateLimit` counts its units as used. */
+  lease?: RateLease;
 }
 
 export interface AccountUsage {
@@ -62,10 +79,25 @@ interface Prepared {
   refusal?: AppError;
   reserve: boolean;
   id: string;
+  /** Lease units asked for by a request that may have a lease; 0 otherwise. */
+  leaseUnits: number;
 }
 
 const unavailable = (cause: unknown) =>
   new AppError('service_unavailable', 'Quota state is unavailable; retry shortly.', { retryAfterSeconds: 2, cause });
+
+/**
+ * Whether a request may take a rate lease: a render whose quota is deferred (a possible cache hit),
+ * unsigned, of an account that requires no signature, and not an internal caller's. Its holder admits the
+ * later requests alike without auth-quota, so none of them may need a check only auth-quota makes.
+ */
+const leaseQualifies = (input: AdmitInput, account: OpenAccountState) =>
+  input.usage === 'render' &&
+  input.deferQuota === true &&
+  !input.signature &&
+  !input.bodySignature &&
+  !account.signatureRequired &&
+  !input.accountId;
 
 const reserveRefusal = (d: Exclude<ReserveDecision, { kind: 'reserved' }>): AppError =>
   d.kind === 'quota_exceeded' ? errors.quotaExceeded(d.retryAfterSeconds) : errors.concurrencyLimited(d.limit, d.retryAfterSeconds);
@@ -123,7 +155,19 @@ export function admission(deps: {
     const missing = input.features.find((f) => !planAllows(account.plan, f));
     if (!refusal && missing) refusal = errors.planUpgradeRequired(missing);
     const reserves = CONSUMES_QUOTA.has(input.usage) && !input.deferQuota;
-    return { account, refusal, reserve: reserves, id: idOf(input.admissionId) };
+    const leaseUnits = leaseQualifies(input, account) ? (input.leaseUnits ?? 0) : 0;
+    return { account, refusal, reserve: reserves, id: idOf(input.admissionId), leaseUnits };
+  };
+
+  /**
+   * An admitted request without a reservation, with the lease it asked for when one is granted (its id is
+   * the admission's, so a retry answers the same lease); its rate limit then counts the lease's units.
+   */
+  const withLease = (state: LimitsState, p: Prepared, nowMs: number, rateLimit: RateDecision): Admitted => {
+    const limit = limits[p.account.plan].rateLimitPerMinute;
+    const lease = grantLease(state, limit, p.id, p.leaseUnits, nowMs);
+    if (!lease) return { account: p.account, rateLimit };
+    return { account: p.account, rateLimit: peekRate(state, limit, nowMs), lease: { id: p.id, ...lease } };
   };
 
   const decide = (state: LimitsState, p: Prepared, nowMs: number): Admitted | AppError => {
@@ -140,7 +184,7 @@ export function admission(deps: {
     };
     if (!rateLimit.allowed) return refuse(errors.rateLimited(rateLimit.retryAfterSeconds));
     if (p.refusal) return refuse(p.refusal);
-    if (!p.reserve) return { account: p.account, rateLimit };
+    if (!p.reserve) return p.leaseUnits > 0 ? withLease(state, p, nowMs, rateLimit) : { account: p.account, rateLimit };
     const reserved = reserve(state, p.id, plan, holdMs, nowMs);
     if (reserved.kind !== 'reserved') return refuse(reserveRefusal(reserved));
     return { account: p.account, rateLimit, reservationId: p.id };
@@ -224,6 +268,16 @@ export function admission(deps: {
         });
       }
       return result;
+    },
+
+    /**
+     * Gives back the units of rate lease `leaseId` its holder did not spend (at most what it granted); the
+     * units given back. A repeat, an unknown lease or a lease of a window that has ended gives nothing.
+     */
+    async returnLease(accountId: string, leaseId: string, unused: number): Promise<number> {
+      openAccount(accountId);
+      const nowMs = clock.now().getTime();
+      return change(accountId, (state) => returnLease(state, leaseId, unused, nowMs));
     },
 
     /** Carries committed usage from the journal into the shared limits where they lack it (at start). */

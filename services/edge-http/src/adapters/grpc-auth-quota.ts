@@ -22,6 +22,7 @@ export function grpcAuthQuota(addresses: string): AuthQuota & { close(): void; r
         signed_query: req.signedQuery,
         body_signature: req.bodySignature,
         body: Buffer.from(req.body),
+        lease_units: req.leaseUnits,
       };
       const res = await admit(message);
       return {
@@ -32,7 +33,11 @@ export function grpcAuthQuota(addresses: string): AuthQuota & { close(): void; r
           resetUnix: res.rate_limit?.reset_unix ?? 0,
         },
         reservationId: res.reservation_id,
+        lease: res.lease && { id: res.lease.lease_id, units: res.lease.units, validMs: res.lease.valid_ms },
       };
+    },
+    async returnLease(accountId, leaseId, unused) {
+      await callUnary(client, client.returnRateLease, { account_id: accountId, lease_id: leaseId, unused }, { failover: true });
     },
     async reserve(accountId) {
       // The reservation's id is chosen here, so a call repeated on another replica reserves once.

@@ -21,12 +21,25 @@ export interface AdmitRequest {
   signedQuery: string;
   bodySignature?: string;
   body: Uint8Array;
+  /** Ask for a rate lease of up to this many units for later requests like this one (see RateLease). */
+  leaseUnits?: number;
+}
+
+/**
+ * Units of the account's current rate window, counted already, that this edge may spend on later
+ * requests with the same key, usage and features for `validMs`; unspent units go back (`returnLease`).
+ */
+export interface RateLease {
+  id: string;
+  units: number;
+  validMs: number;
 }
 
 export interface Admitted {
   account: AccountInfo;
   rateLimit: RateLimitInfo;
   reservationId?: string;
+  lease?: RateLease;
 }
 
 export interface Usage {
@@ -42,6 +55,10 @@ export interface AuthQuota {
   /** One unit of quota for an account admitted with `deferQuota`; 423 quota_exceeded when used up. */
   reserve(accountId: string): Promise<string>;
   usage(accountId: string): Promise<Usage>;
+  /** Gives back the units of a rate lease this edge did not spend (a repeat gives nothing more). */
+  returnLease?(accountId: string, leaseId: string, unused: number): Promise<void>;
+  /** Admits the request here and now when this edge holds what it needs (a rate lease); else undefined. */
+  admitNow?(request: AdmitRequest): Admitted | undefined;
 }
 
 /**

@@ -42,6 +42,8 @@ export interface ResultFiles {
   info(objectName: string): Promise<StoredFile | undefined>;
   stream(objectName: string): Promise<ReadableStream<Uint8Array> | undefined>;
   read(objectName: string): Promise<Uint8Array | undefined>;
+  /** What this process holds of the file in memory already, without a call (a memoizing adapter). */
+  known?(objectName: string): { file: StoredFile; body: Uint8Array } | undefined;
   /** Every object: its name, metadata (when written with it) and write time. */
   list(): Promise<{ objectName: string; file: StoredFile | undefined; mtimeMs: number }[]>;
   remove(objectName: string): Promise<void>;
@@ -64,6 +66,8 @@ export interface RenderClaim {
 /** The render cache index: cache key -> result file. */
 export interface CacheIndex {
   get(key: string): Promise<CacheEntry | undefined>;
+  /** The live entry this process holds in memory already, without a call (a memoizing adapter). */
+  known?(key: string): CacheEntry | undefined;
   /** Writes the entry (over this edge's claim of the key, if any). */
   put(key: string, entry: CacheEntry): Promise<void>;
   /**

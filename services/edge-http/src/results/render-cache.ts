@@ -19,6 +19,15 @@ export function renderCache(deps: { index: CacheIndex; files: ResultFiles }) {
     return file;
   };
   return {
+    /** A hit this process can answer from memory alone, at once (no call); undefined otherwise. */
+    known(accountId: string, key: string, nowMs: number): CacheHit | undefined {
+      const entry = index.known?.(key);
+      if (!entry || entry.accountId !== accountId || entry.expiresUnixMs <= nowMs) return undefined;
+      const known = files.known?.(entry.objectName);
+      const file = known?.file;
+      if (!file || file.kind !== 'file' || file.accountId !== accountId || file.expiresUnixMs <= nowMs) return undefined;
+      return { file, body: known.body };
+    },
     /** The file of a live entry, without reading it (async hits). */
     find: live,
     /** The file and its bytes (sync hits). */

@@ -89,7 +89,7 @@ export function renderCached(deps: {
     }
   }
 
-  return async (input: CachedRenderInput): Promise<CachedOutcome> => {
+  const render = async (input: CachedRenderInput): Promise<CachedOutcome> => {
     const key = cacheKeyOf(input.accountId, input.operation, input.params);
     const hit = await cache.read(input.accountId, key, now());
     if (hit) return asHit(hit);
@@ -103,6 +103,12 @@ export function renderCached(deps: {
       inFlight.delete(key);
     }
   };
+  /** The hit this edge can answer from memory at once (no call, no promise), or undefined: then `render`. */
+  const known = (input: Pick<CachedRenderInput, 'accountId' | 'operation' | 'params'>): CachedOutcome | undefined => {
+    const hit = cache.known(input.accountId, cacheKeyOf(input.accountId, input.operation, input.params), now());
+    return hit && asHit(hit);
+  };
+  return Object.assign(render, { known });
 }
 
 export type RenderCached = ReturnType<typeof renderCached>;

@@ -4,6 +4,8 @@ import { validateRenderParams } from '@app/render-params';
 import { fakeFiles, fakeIndex, storedFile } from './testing/fakes.js';
 import { renderCache } from './render-cache.js';
 import { renderCached } from './render-cached.js';
+import { memoizedCacheIndex } from './adapters/memoized-cache-index.js';
+import { memoizedFiles } from './adapters/memoized-files.js';
 import type { RenderOutcome, RenderSync } from '../application/render-sync.js';
 
 const NOW = Date.now();
@@ -47,6 +49,22 @@ const input = (beforeRender = vi.fn(async () => undefined)) => ({
 });
 
 describe('renderCached', () => {
+  describe('When a hit is held in this edge\'s memory', () => {
+    it('should answer it at once (known) to its own account only, and nothing before it is held', async () => {
+      const files = fakeFiles();
+      const renderer = heldRenderer(files);
+      const cache = renderCache({ index: memoizedCacheIndex(fakeIndex(), { maxEntries: 10 }), files: memoizedFiles(files, { maxBytes: 1_000 }) });
+      const cached = renderCached({ renderSync: renderer.render, cache, clock: { now: () => new Date() }, waitMarginMs: 1_000 });
+      expect(cached.known(input())).toBeUndefined();
+      renderer.finish(true);
+      expect((await cached(input())).cache).toBe('MISS');
+      expect((await cached(input())).cache).toBe('HIT');
+      expect(cached.known(input())).toMatchObject({ cache: 'HIT', body: BODY, contentType: 'image/png' });
+      expect(cached.known({ ...input(), accountId: 'acc_2' })).toBeUndefined();
+      expect(renderer.render).toHaveBeenCalledTimes(1);
+    });
+  });
+
   describe('When identical requests arrive at once on one edge', () => {
     it('should render once, reserve quota once, and answer the others from that render as hits', async () => {
       const { replicas, renderer } = setup();

@@ -9,8 +9,19 @@ export interface OpenReservation {
   expiresAtMs: number;
 }
 
+/**
+ * The current one-minute rate window: the requests counted in it, and the rate leases granted in it (lease
+ * id -> units) whose units are part of `count` until they are given back. A new window starts without leases.
+ */
+export interface RateWindow {
+  startMs: number;
+  count: number;
+  /** Absent in values stored before leases existed, and in a window that granted none. */
+  leases?: Record<string, number>;
+}
+
 export interface LimitsState {
-  window: { startMs: number; count: number };
+  window: RateWindow;
   /** Committed renders per month (`YYYY-MM`); the last few months are kept. */
   used: Record<string, number>;
   open: Record<string, OpenReservation>;
@@ -51,6 +62,12 @@ export type ReserveDecision =
 
 export type SettleResult = 'committed' | 'released' | 'repeated' | 'unknown';
 
+/** Units of the current window granted to a lease's holder, and how long it may spend them. */
+export interface LeaseGrant {
+  units: number;
+  validMs: number;
+}
+
 /**
  * The largest renders-in-flight limit a plan may have. An account's open reservations are part of its one
  * limits value, which every admission and settlement rewrites whole by compare-and-set; this bound keeps
@@ -63,6 +80,21 @@ const MONTHS_KEPT = 3;
 const SETTLED_KEPT = 128;
 /** A render in flight takes seconds: a refused caller may try again this soon. */
 const CONCURRENCY_RETRY_SECONDS = 2;
+/**
+ * A lease takes at most this share (1/LEASE_SHARE) of what is left of the window: other edges and replicas
+ * always find part of it left, and the last units of a window are admitted one by one.
+ */
+export const LEASE_SHARE = 4;
+/** The most units one lease grants. */
+export const MAX_LEASE_UNITS = 10_000;
+/** How long a lease's units may be spent (never past the window's end). */
+export const LEASE_MS = 1_000;
+/**
+ * The most leases one window records: leases of a second from a handful of edges make few in a minute,
+ * and this bound keeps the account's limits value small whatever the callers do. Past it the window's
+ * requests are counted one by one.
+ */
+export const MAX_LEASES_PER_WINDOW = 1_000;
 
 export const monthOf = (nowMs: number) => new Date(nowMs).toISOString().slice(0, 7);
 
@@ -120,6 +152,47 @@ export function peekRate(state: LimitsState, limit: number, nowMs: number): Rate
   return rateDecision(state, limit, true, nowMs);
 }
 
+/** The units lease `id` was granted in window `w`; own keys only, as an id is any caller's string. */
+const leaseIn = (w: RateWindow, id: string): number | undefined =>
+  w.leases && Object.hasOwn(w.leases, id) ? w.leases[id] : undefined;
+
+/**
+ * Grants lease `leaseId` up to `asked` units of the current window, counted in it at once: at most
+ * MAX_LEASE_UNITS and 1/LEASE_SHARE of what is left, so the window never counts more than `limit`.
+ * Nothing (undefined) when that is no unit, nothing was asked or the window holds MAX_LEASES_PER_WINDOW
+ * leases. Granting an id the window holds already (the same admission retried on another replica)
+ * grants nothing more and answers the same units. The units may be spent for LEASE_MS, never past the
+ * window's end.
+ */
+export function grantLease(state: LimitsState, limit: number, leaseId: string, asked: number, nowMs: number): LeaseGrant | undefined {
+  const w = currentWindow(state, nowMs);
+  const validMs = Math.min(LEASE_MS, w.startMs + WINDOW_MS - nowMs);
+  const granted = leaseIn(w, leaseId);
+  if (granted !== undefined) return { units: granted, validMs };
+  if (!(asked > 0) || Object.keys(w.leases ?? {}).length >= MAX_LEASES_PER_WINDOW) return undefined;
+  const units = Math.min(Math.floor(asked), MAX_LEASE_UNITS, Math.floor((limit - w.count) / LEASE_SHARE));
+  if (units <= 0) return undefined;
+  w.count += units;
+  // A computed key defines an own property whatever the id is (even `__proto__`).
+  w.leases = { ...w.leases, [leaseId]: units };
+  return { units, validMs };
+}
+
+/**
+ * Gives back the `unused` units of lease `leaseId` (at most what it granted) and forgets the lease; the
+ * units given back. Nothing (0) when the current window does not hold it: its window ended (its units
+ * ended with it), the id is unknown or it was given back already.
+ */
+export function returnLease(state: LimitsState, leaseId: string, unused: number, nowMs: number): number {
+  const w = currentWindow(state, nowMs);
+  const granted = leaseIn(w, leaseId);
+  if (granted === undefined) return 0;
+  const back = Math.min(granted, Math.max(0, Math.floor(unused) || 0));
+  w.count = Math.max(0, w.count - back);
+  delete w.leases![leaseId];
+  return back;
+}
+
 const openIn = (state: LimitsState, month: string) => Object.values(state.open).filter((r) => r.month === month).length;
 
 export function quotaUsage(state: LimitsState, quota: number, nowMs: number): QuotaUsage {
@@ -139,7 +212,7 @@ export const inFlight = (state: LimitsState, nowMs: number) =>
  */
 export function reserve(state: LimitsState, id: string, limits: AccountLimits, holdMs: number, nowMs: number): ReserveDecision {
   expireHolds(state, nowMs);
-  if (state.open[id]) return { kind: 'reserved' };
+  if (isOpen(state, id)) return { kind: 'reserved' };
   const month = monthOf(nowMs);
   if ((state.used[month] ?? 0) + openIn(state, month) >= limits.monthlyQuota) {
     return { kind: 'quota_exceeded', retryAfterSeconds: Math.max(1, monthEndUnix(nowMs) - Math.floor(nowMs / 1000)) };
@@ -147,12 +220,13 @@ export function reserve(state: LimitsState, id: string, limits: AccountLimits, h
   if (Object.keys(state.open).length >= limits.rendersInFlight) {
     return { kind: 'concurrency_limited', limit: limits.rendersInFlight, retryAfterSeconds: CONCURRENCY_RETRY_SECONDS };
   }
-  state.open[id] = { month, expiresAtMs: nowMs + holdMs };
+  // Defined, not assigned: an own property whatever the id is (even `__proto__`).
+  Object.defineProperty(state.open, id, { value: { month, expiresAtMs: nowMs + holdMs }, enumerable: true, writable: true, configurable: true });
   return { kind: 'reserved' };
 }
 
 /** True when `id` is an open reservation: its admission happened already (a retry). */
-export const isOpen = (state: LimitsState, id: string) => state.open[id] !== undefined;
+export const isOpen = (state: LimitsState, id: string) => Object.hasOwn(state.open, id);
 
 /**
  * Settles reservation `id` from its render's outcome: a success becomes usage of the month it was
@@ -160,7 +234,7 @@ export const isOpen = (state: LimitsState, id: string) => state.open[id] !== und
  */
 export function settle(state: LimitsState, id: string, succeeded: boolean, nowMs: number): SettleResult {
   expireHolds(state, nowMs);
-  const r = state.open[id];
+  const r = Object.hasOwn(state.open, id) ? state.open[id] : undefined;
   if (!r) return state.settled.includes(id) ? 'repeated' : 'unknown';
   delete state.open[id];
   remember(state, id);

@@ -1,9 +1,36 @@
 import { describe, expect, it } from 'vitest';
-import { emptyLimits, inFlight, quotaUsage, reserve, restoreUsage, settle, takeRate } from './account-limits.js';
+import {
+  LEASE_MS,
+  MAX_LEASES_PER_WINDOW,
+  emptyLimits,
+  grantLease,
+  inFlight,
+  isOpen,
+  peekRate,
+  quotaUsage,
+  reserve,
+  restoreUsage,
+  returnLease,
+  settle,
+  takeRate,
+  type LimitsState,
+} from './account-limits.js';
 
 const t0 = Date.UTC(2026, 10, 23, 10, 0, 0);
 const limits = { rateLimitPerMinute: 3, monthlyQuota: 3, rendersInFlight: 2 };
 const HOLD = 60_000;
+
+/** Small deterministic PRNG (mulberry32) so a failing seed can be replayed. */
+function rng(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
 
 describe('Account limits', () => {
   describe('When L requests were taken this minute', () => {
@@ -12,6 +39,156 @@ describe('Account limits', () => {
       for (let i = 0; i < 3; i++) expect(takeRate(s, 3, t0 + 1000).allowed).toBe(true);
       expect(takeRate(s, 3, t0 + 20_000)).toMatchObject({ allowed: false, remaining: 0, retryAfterSeconds: 40, resetUnix: t0 / 1000 + 60 });
       expect(takeRate(s, 3, t0 + 60_000)).toMatchObject({ allowed: true, remaining: 2 });
+    });
+  });
+
+  describe('When a rate lease is granted', () => {
+    it('should count its units in the window at once, at most a quarter of what is left', () => {
+      const s = emptyLimits();
+      takeRate(s, 100, t0);
+      expect(grantLease(s, 100, 'lease-1', 50, t0)).toEqual({ units: 24, validMs: LEASE_MS });
+      expect(peekRate(s, 100, t0).remaining).toBe(75);
+      expect(grantLease(s, 100, 'lease-2', 5, t0)?.units).toBe(5);
+      expect(grantLease(s, 100, 'lease-3', 1_000, t0)?.units).toBe(17);
+      expect(s.window).toMatchObject({ count: 47, leases: { 'lease-1': 24, 'lease-2': 5, 'lease-3': 17 } });
+    });
+
+    it('should grant nothing near the limit, so the last requests of a window are counted one by one', () => {
+      const s = emptyLimits();
+      for (let i = 0; i < 7; i++) takeRate(s, 10, t0);
+      expect(grantLease(s, 10, 'lease-1', 5, t0)).toBeUndefined();
+      expect(grantLease(s, 10, 'lease-2', 0, t0)).toBeUndefined();
+      expect(grantLease(emptyLimits(), 10, 'lease-3', -1, t0)).toBeUndefined();
+      expect(s.window).toEqual({ startMs: t0, count: 7 });
+      for (let i = 0; i < 3; i++) expect(takeRate(s, 10, t0).allowed).toBe(true);
+      expect(takeRate(s, 10, t0).allowed).toBe(false);
+    });
+
+    it('should grant nothing more when the same id is granted again (a retried admission), and answer the same units', () => {
+      const s = emptyLimits();
+      expect(grantLease(s, 100, 'lease-1', 10, t0)?.units).toBe(10);
+      expect(grantLease(s, 100, 'lease-1', 10, t0 + 500)).toEqual({ units: 10, validMs: LEASE_MS });
+      expect(s.window.count).toBe(10);
+    });
+
+    it('should never let it be spent past the end of its window', () => {
+      const s = emptyLimits();
+      expect(grantLease(s, 100, 'lease-1', 10, t0 + 59_700)?.validMs).toBe(300);
+      expect(grantLease(s, 100, 'lease-1', 10, t0 + 59_999)?.validMs).toBe(1);
+      expect(grantLease(s, 100, 'lease-2', 10, t0 + 60_000)?.validMs).toBe(LEASE_MS);
+    });
+
+    it('should start the next window without the leases of the last', () => {
+      const s = emptyLimits();
+      grantLease(s, 100, 'lease-1', 10, t0);
+      takeRate(s, 100, t0 + 60_000);
+      expect(s.window).toEqual({ startMs: t0 + 60_000, count: 1 });
+    });
+
+    it(`should refuse more once the window holds ${MAX_LEASES_PER_WINDOW} leases`, () => {
+      const s = emptyLimits();
+      for (let i = 0; i < MAX_LEASES_PER_WINDOW; i++) expect(grantLease(s, 1_000_000_000, `lease-${i}`, 1, t0)?.units).toBe(1);
+      expect(grantLease(s, 1_000_000_000, 'one-more', 1, t0)).toBeUndefined();
+      expect(grantLease(s, 1_000_000_000, 'lease-0', 1, t0)?.units).toBe(1);
+      returnLease(s, 'lease-0', 0, t0);
+      expect(grantLease(s, 1_000_000_000, 'one-more', 1, t0)?.units).toBe(1);
+    });
+
+    it('should take any id as a key of its own (never an inherited property)', () => {
+      const s = emptyLimits();
+      for (const id of ['__proto__', 'constructor', 'toString']) {
+        expect(returnLease(s, id, 1, t0)).toBe(0);
+        expect(grantLease(s, 100, id, 4, t0)?.units).toBe(4);
+      }
+      const stored = JSON.parse(JSON.stringify(s)) as LimitsState;
+      expect(stored.window.count).toBe(12);
+      expect(returnLease(stored, '__proto__', 4, t0)).toBe(4);
+      expect(stored.window.count).toBe(8);
+    });
+  });
+
+  describe('When a rate lease is given back', () => {
+    it('should give its unused units back once, at most what it granted, and a repeat gives nothing', () => {
+      const s = emptyLimits();
+      grantLease(s, 100, 'lease-1', 10, t0);
+      grantLease(s, 100, 'lease-2', 10, t0);
+      expect(returnLease(s, 'lease-1', 4, t0 + 900)).toBe(4);
+      expect(s.window.count).toBe(16);
+      expect(returnLease(s, 'lease-1', 4, t0 + 900)).toBe(0);
+      expect(returnLease(s, 'lease-2', 50, t0 + 900)).toBe(10);
+      expect(returnLease(s, 'nobody', 3, t0 + 900)).toBe(0);
+      expect(s.window).toEqual({ startMs: t0, count: 6, leases: {} });
+    });
+
+    it('should change nothing once its window has ended', () => {
+      const s = emptyLimits();
+      grantLease(s, 100, 'lease-1', 10, t0 + 59_500);
+      takeRate(s, 100, t0 + 60_000);
+      expect(returnLease(s, 'lease-1', 10, t0 + 60_100)).toBe(0);
+      expect(s.window).toEqual({ startMs: t0 + 60_000, count: 1 });
+    });
+
+    it('should take a negative count of unused units as none', () => {
+      const s = emptyLimits();
+      grantLease(s, 100, 'lease-1', 10, t0);
+      expect(returnLease(s, 'lease-1', -5, t0)).toBe(0);
+      expect(s.window.count).toBe(10);
+    });
+  });
+
+  describe('When requests, leases and returns of many holders interleave at random', () => {
+    it('should never admit more than the limit in a window, counting units spent from leases', () => {
+      const next = rng(20_261_123);
+      const pick = (n: number) => Math.floor(next() * n);
+      for (let run = 0; run < 300; run++) {
+        const limit = 1 + pick(200);
+        const s = emptyLimits();
+        let nowMs = t0 + pick(60_000);
+        let windowStart = Math.floor(nowMs / 60_000) * 60_000;
+        let admitted = 0;
+        /** Leases held in this window: units granted, spent and whether given back. */
+        let held = new Map<string, { granted: number; spent: number; returned: boolean }>();
+        let ids = 0;
+        for (let step = 0; step < 400; step++) {
+          nowMs += pick(500);
+          const start = Math.floor(nowMs / 60_000) * 60_000;
+          if (start !== windowStart) {
+            // A lease never outlives its window: what was not spent is lost with it.
+            windowStart = start;
+            admitted = 0;
+            held = new Map();
+          }
+          const active = [...held].filter(([, l]) => !l.returned);
+          const op = next();
+          if (op < 0.35) {
+            if (takeRate(s, limit, nowMs).allowed) admitted += 1;
+          } else if (op < 0.6) {
+            const retried = active.length > 0 && next() < 0.2 ? active[pick(active.length)]! : undefined;
+            const id = retried?.[0] ?? `lease-${run}-${ids++}`;
+            const lease = grantLease(s, limit, id, 1 + pick(limit), nowMs);
+            if (retried) {
+              expect(lease?.units).toBe(retried[1].granted);
+            } else if (lease) {
+              expect(lease.validMs).toBeLessThanOrEqual(windowStart + 60_000 - nowMs);
+              held.set(id, { granted: lease.units, spent: 0, returned: false });
+            }
+          } else if (op < 0.85 && active.length > 0) {
+            const [, l] = active[pick(active.length)]!;
+            const spend = pick(l.granted - l.spent + 1);
+            l.spent += spend;
+            admitted += spend;
+          } else if (held.size > 0) {
+            // The holder gives back what it did not spend (sometimes once more, as a retry would).
+            const [id, l] = [...held][pick(held.size)]!;
+            const back = returnLease(s, id, l.granted - l.spent, nowMs);
+            expect(back).toBe(l.returned ? 0 : l.granted - l.spent);
+            l.returned = true;
+          }
+          if (admitted > limit || s.window.count > limit) {
+            throw new Error(`run ${run} step ${step}: ${admitted} admitted and ${s.window.count} counted, limit ${limit}`);
+          }
+        }
+      }
     });
   });
 
@@ -41,6 +218,17 @@ describe('Account limits', () => {
       reserve(s, 'r1', limits, HOLD, t0);
       expect(reserve(s, 'r1', limits, HOLD, t0).kind).toBe('reserved');
       expect(inFlight(s, t0)).toBe(1);
+    });
+
+    it('should hold a unit for any id, even one named like an object property', () => {
+      const s = emptyLimits();
+      for (const id of ['constructor', 'toString', '__proto__']) {
+        expect(isOpen(s, id)).toBe(false);
+        expect(reserve(s, id, { ...limits, rendersInFlight: 10 }, HOLD, t0).kind).toBe('reserved');
+        expect(isOpen(s, id)).toBe(true);
+      }
+      expect(inFlight(s, t0)).toBe(3);
+      expect(settle(s, 'valueOf', true, t0)).toBe('unknown');
     });
   });
 

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -57,15 +58,36 @@ const codeOf = async (p: Promise<unknown>) => {
   return 'no error';
 };
 
-const admit = (accessKey: string, extra: Partial<{ usage: string; features: string[]; defer_quota: boolean }> = {}) =>
+type AdmitExtra = Partial<{ usage: string; features: string[]; defer_quota: boolean; lease_units: number; signature: string; signed_query: string }>;
+
+const admit = (accessKey: string, extra: AdmitExtra = {}) =>
   callUnary(client, client.admitRequest, {
     access_key: accessKey,
     usage: extra.usage ?? 'render',
     defer_quota: extra.defer_quota,
     features: extra.features ?? [],
-    signed_query: '',
+    signature: extra.signature,
+    signed_query: extra.signed_query ?? '',
     body: Buffer.alloc(0),
+    lease_units: extra.lease_units,
   });
+
+/** A render an edge may answer from its cache, asking for a rate lease of `units`. */
+const cacheableRender: (units: number) => AdmitExtra = (units) => ({ defer_quota: true, lease_units: units });
+
+const returnLease = (account_id: string, lease_id: string, unused: number) =>
+  callUnary(client, client.returnRateLease, { account_id, lease_id, unused });
+
+const errorOf = (p: Promise<unknown>) => p.then(() => undefined, (err: unknown) => err);
+
+/**
+ * The limits count per one-minute window of the real clock: a test that counts within one window waits
+ * for the next when this one ends within `needMs`.
+ */
+const inOneWindow = async (needMs = 10_000) => {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < needMs) await new Promise((resolve) => setTimeout(resolve, left + 100));
+};
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'auth-quota-'));
@@ -262,6 +284,134 @@ describe('AuthQuotaService over gRPC', () => {
       expect(await codeOf(callUnary(client, client.reserveQuota, { account_id: accountId }))).toBe('quota_exceeded');
       expect(await codeOf(admit(created.access_key))).toBe('quota_exceeded');
       expect((await admit(created.access_key, { defer_quota: true })).account?.account_id).toBe(accountId);
+    });
+  });
+
+  describe('When an edge asks for a rate lease on a render that defers its quota', () => {
+    it('should grant a quarter of what is left of the window, counted at once in rate_limit.remaining', async () => {
+      await inOneWindow();
+      // Basic plan: 40 requests a minute. This request counts 1, the lease a quarter of the 39 left.
+      const created = await callUnary(client, client.createAccount, { name: 'L', plan: 'basic' });
+      const admitted = await admit(created.access_key, cacheableRender(100));
+      expect(admitted.reservation_id).toBeUndefined();
+      expect(admitted.lease).toMatchObject({ lease_id: expect.any(String), units: 9 });
+      expect(admitted.lease!.valid_ms).toBeGreaterThan(0);
+      expect(admitted.lease!.valid_ms).toBeLessThanOrEqual(1_000);
+      expect(admitted.rate_limit).toMatchObject({ limit: 40, remaining: 30 });
+      expect((await usageOf(created.account!.account_id)).rate_limit?.remaining).toBe(30);
+    });
+
+    it('should grant no lease without lease_units, to a render that reserves quota, to another usage or to an internal caller', async () => {
+      await inOneWindow();
+      const created = await callUnary(client, client.createAccount, { name: 'L0', plan: 'basic' });
+      const unasked = await admit(created.access_key, { defer_quota: true });
+      expect(unasked.lease).toBeUndefined();
+      expect(unasked.rate_limit?.remaining).toBe(39);
+      const reserving = await admit(created.access_key, { lease_units: 10 });
+      expect(reserving.reservation_id).toBeTruthy();
+      expect(reserving.lease).toBeUndefined();
+      const read = await admit(created.access_key, { usage: 'read', defer_quota: true, lease_units: 10 });
+      expect(read.lease).toBeUndefined();
+      const internal = await callUnary(client, client.admitRequest, {
+        access_key: '',
+        account_id: created.account!.account_id,
+        usage: 'render',
+        features: [],
+        signed_query: '',
+        body: Buffer.alloc(0),
+        ...cacheableRender(10),
+      });
+      expect(internal.lease).toBeUndefined();
+      expect(internal.rate_limit?.remaining).toBe(36);
+    });
+
+    it('should grant no lease to a signed request, nor to an account that requires signatures', async () => {
+      await inOneWindow();
+      const query = 'url=https%3A%2F%2Fexample.com%2F';
+      const open = await callUnary(client, client.createAccount, { name: 'LS', plan: 'basic' });
+      const signedAnyway = await admit(open.access_key, { ...cacheableRender(10), signature: 'ab12', signed_query: `${query}&signature=ab12` });
+      expect(signedAnyway.lease).toBeUndefined();
+
+      const strict = await callUnary(client, client.createAccount, { name: 'LR', plan: 'basic' });
+      await callUnary(client, client.setSignatureRequirement, { account_id: strict.account!.account_id, required: true });
+      const signature = createHmac('sha256', strict.secret_key).update(query).digest('hex');
+      const signed = await admit(strict.access_key, { ...cacheableRender(10), signature, signed_query: `${query}&signature=${signature}` });
+      expect(signed.account?.signature_required).toBe(true);
+      expect(signed.lease).toBeUndefined();
+      expect(signed.rate_limit?.remaining).toBe(39);
+    });
+  });
+
+  describe('When a lease is given back with ReturnRateLease', () => {
+    it('should give back exactly its unused units, once', async () => {
+      await inOneWindow();
+      const created = await callUnary(client, client.createAccount, { name: 'LB', plan: 'basic' });
+      const accountId = created.account!.account_id;
+      const { lease, rate_limit } = await admit(created.access_key, cacheableRender(100));
+      expect(rate_limit?.remaining).toBe(30);
+      await returnLease(accountId, lease!.lease_id, 4);
+      expect((await usageOf(accountId)).rate_limit?.remaining).toBe(34);
+      await returnLease(accountId, lease!.lease_id, 4);
+      expect((await usageOf(accountId)).rate_limit?.remaining).toBe(34);
+      expect((await admit(created.access_key, { defer_quota: true })).rate_limit?.remaining).toBe(33);
+    });
+
+    it('should give back no more than the lease granted, and nothing for a lease nobody was granted', async () => {
+      await inOneWindow();
+      const created = await callUnary(client, client.createAccount, { name: 'LM', plan: 'basic' });
+      const accountId = created.account!.account_id;
+      const { lease } = await admit(created.access_key, cacheableRender(100));
+      await returnLease(accountId, 'lease-that-never-was', 20);
+      expect((await usageOf(accountId)).rate_limit?.remaining).toBe(30);
+      await returnLease(accountId, lease!.lease_id, 1_000);
+      expect((await usageOf(accountId)).rate_limit?.remaining).toBe(39);
+    });
+
+    it('should refuse a request without account or lease, or with negative units, naming the field', async () => {
+      const created = await callUnary(client, client.createAccount, { name: 'LV', plan: 'basic' });
+      const accountId = created.account!.account_id;
+      expect(await errorOf(returnLease('', 'lease-1', 1))).toMatchObject({ code: 'invalid_parameter', details: [{ parameter: 'account_id' }] });
+      expect(await errorOf(returnLease(accountId, '', 1))).toMatchObject({ code: 'invalid_parameter', details: [{ parameter: 'lease_id' }] });
+      expect(await errorOf(returnLease(accountId, 'lease-1', -1))).toMatchObject({ code: 'invalid_parameter', details: [{ parameter: 'unused' }] });
+      expect(await codeOf(returnLease('account-that-never-was', 'lease-1', 1))).toBe('not_found');
+    });
+  });
+
+  describe('When requests and leases of one account come over two replicas at once', () => {
+    it('should never admit more requests plus leased units than the rate limit, and a return admits exactly its units again', async () => {
+      await inOneWindow(20_000);
+      const second = await createApp(configOf(), logger);
+      await second.start();
+      const other = new AuthQuotaServiceClient(`127.0.0.1:${second.grpcPort()}`, credentials.createInsecure());
+      try {
+        // Basic plan: 40 requests a minute, shared by both replicas, whoever spends the units.
+        const created = await callUnary(client, client.createAccount, { name: 'LX', plan: 'basic' });
+        const accountId = created.account!.account_id;
+        const request = { access_key: created.access_key, usage: 'render', features: [], signed_query: '', body: Buffer.alloc(0), defer_quota: true, lease_units: 10 };
+        const answers = await Promise.all(
+          Array.from({ length: 60 }, (_, i) =>
+            callUnary(i % 2 ? other : client, i % 2 ? other.admitRequest : client.admitRequest, request).then(
+              (admitted) => ({ admitted }),
+              (err: unknown) => ({ refused: isAppError(err) ? err.code : String(err) }),
+            ),
+          ),
+        );
+        const admitted = answers.flatMap((a) => ('admitted' in a ? [a.admitted] : []));
+        const leased = admitted.reduce((sum, a) => sum + (a.lease?.units ?? 0), 0);
+        expect(answers.filter((a) => 'refused' in a && a.refused !== 'rate_limited')).toEqual([]);
+        expect(admitted.length + leased).toBe(40);
+        expect(leased).toBeGreaterThan(0);
+
+        // The units of one lease, given back unspent, admit exactly that many requests more.
+        const { lease } = admitted.find((a) => a.lease)!;
+        await callUnary(other, other.returnRateLease, { account_id: accountId, lease_id: lease!.lease_id, unused: lease!.units });
+        const more = await Promise.all(Array.from({ length: lease!.units + 2 }, () => codeOf(admit(created.access_key, { defer_quota: true }))));
+        expect(more.filter((c) => c === 'no error')).toHaveLength(lease!.units);
+        expect(more.filter((c) => c === 'rate_limited')).toHaveLength(2);
+      } finally {
+        other.close();
+        await second.stop();
+      }
     });
   });
 

@@ -7,13 +7,15 @@ import type {
   AdmitRequestRequest,
   AdmitRequestResponse,
   AuthQuotaServiceServer,
+  RateLease as RateLeaseMessage,
   RateLimitState,
+  ReturnRateLeaseRequest,
 } from '@app/proto/authquota';
 import type { OpenAccountState } from '../../domain/account/account.js';
 import { isPlan, type Plan } from '../../domain/account/plans.js';
 import type { RateDecision } from '../../domain/limits/account-limits.js';
 import type { AccountAdmin } from '../../application/account-admin.js';
-import type { AdmitInput, Admitted, Admission, Usage } from '../../application/admission.js';
+import type { AdmitInput, Admitted, Admission, RateLease, Usage } from '../../application/admission.js';
 
 const USAGES: ReadonlySet<string> = new Set(['render', 'task_create', 'task_other', 'read']);
 
@@ -30,6 +32,19 @@ const toRate = (r: Pick<RateDecision, 'limit' | 'remaining' | 'resetUnix'>): Rat
   remaining: r.remaining,
   reset_unix: r.resetUnix,
 });
+
+const toLease = (l: RateLease): RateLeaseMessage => ({ lease_id: l.id, units: l.units, valid_ms: l.validMs });
+
+const invalidParameter = (parameter: string, message: string) =>
+  new AppError('invalid_parameter', `${parameter} ${message}.`, { details: [{ parameter, message }] });
+
+/** A ReturnRateLease request that names its account and lease and gives back no negative count. */
+const validReturn = (req: ReturnRateLeaseRequest): ReturnRateLeaseRequest => {
+  if (!req.account_id) throw invalidParameter('account_id', 'must not be empty');
+  if (!req.lease_id) throw invalidParameter('lease_id', 'must not be empty');
+  if (!(req.unused >= 0)) throw invalidParameter('unused', 'must not be negative');
+  return req;
+};
 
 const plan = (value: string): Plan => {
   if (!isPlan(value)) {
@@ -75,6 +90,7 @@ export function authQuotaService(deps: {
       bodySignature: req.body_signature,
       body: req.body,
       admissionId: req.admission_id,
+      leaseUnits: req.lease_units,
     };
   };
 
@@ -82,6 +98,7 @@ export function authQuotaService(deps: {
     account: toAccount(admitted.account),
     rate_limit: toRate(admitted.rateLimit),
     reservation_id: admitted.reservationId,
+    lease: admitted.lease && toLease(admitted.lease),
   });
 
   /** One request of a batch: its answer, or its refusal as AdmitRequest's error trailers would say it. */
@@ -139,6 +156,12 @@ export function authQuotaService(deps: {
         renders_limit: renders.limit,
         renders_in_flight: renders.inFlight,
       };
+    }),
+
+    returnRateLease: h(async (req) => {
+      const { account_id, lease_id, unused } = validReturn(req);
+      await admission.returnLease(account_id, lease_id, unused);
+      return {};
     }),
 
     getSigningKey: h(async (req) => ({ secret_key: admission.signingKey(req.account_id) })),

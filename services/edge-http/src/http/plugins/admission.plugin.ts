@@ -1,8 +1,10 @@
 import fp from 'fastify-plugin';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Admitted, AdmitRequest, AuthQuota, ReservationOutcomes } from '../../application/ports.js';
 import { isTrueParam, planRestrictedFeaturesOf } from '@app/render-params';
 import { accessKeyOf, inputOf, rawQueryOf } from '../access-key.js';
+
+const EMPTY = new Uint8Array();
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -47,23 +49,7 @@ function featuresOf(request: FastifyRequest): string[] {
 export const admissionPlugin = fp(async (app: FastifyInstance, opts: { authQuota: AuthQuota; reservations: ReservationOutcomes }) => {
   const { authQuota, reservations } = opts;
 
-  app.addHook('preHandler', async (request, reply) => {
-    const usage = request.routeOptions.config.usage;
-    if (!usage) return;
-    const signature = (request.query as Record<string, unknown> | undefined)?.signature;
-    const bodySignature = request.headers['x-signature'];
-    const deferQuota = usage === 'render' && mayBeCacheHit(request);
-    const admitted = await authQuota.admit({
-      accessKey: accessKeyOf(request),
-      usage,
-      deferQuota,
-      features: featuresOf(request),
-      signature: typeof signature === 'string' ? signature : undefined,
-      signedQuery: rawQueryOf(request),
-      bodySignature: typeof bodySignature === 'string' ? bodySignature : undefined,
-      // The body matters only to a body signature: auth-quota is not sent what it would not read.
-      body: typeof bodySignature === 'string' ? (request.rawBody ?? new Uint8Array()) : new Uint8Array(),
-    });
+  const onAdmitted = (request: FastifyRequest, reply: FastifyReply, deferQuota: boolean, admitted: Admitted) => {
     request.admitted = admitted;
     if (deferQuota) {
       request.reserveDeferredQuota = async () => {
@@ -76,6 +62,38 @@ export const admissionPlugin = fp(async (app: FastifyInstance, opts: { authQuota
       'x-ratelimit-remaining': String(admitted.rateLimit.remaining),
       'x-ratelimit-reset': String(admitted.rateLimit.resetUnix),
     });
+  };
+
+  // Callback style: a request this edge admits itself (a rate lease) goes on without a promise.
+  app.addHook('preHandler', (request, reply, done) => {
+    const usage = request.routeOptions.config.usage;
+    if (!usage) return done();
+    const signature = (request.query as Record<string, unknown> | undefined)?.signature;
+    const bodySignature = request.headers['x-signature'];
+    const deferQuota = usage === 'render' && mayBeCacheHit(request);
+    const asked: AdmitRequest = {
+      accessKey: accessKeyOf(request),
+      usage,
+      deferQuota,
+      features: featuresOf(request),
+      signature: typeof signature === 'string' ? signature : undefined,
+      signedQuery: rawQueryOf(request),
+      bodySignature: typeof bodySignature === 'string' ? bodySignature : undefined,
+      // The body matters only to a body signature: auth-quota is not sent what it would not read.
+      body: typeof bodySignature === 'string' ? (request.rawBody ?? EMPTY) : EMPTY,
+    };
+    const here = authQuota.admitNow?.(asked);
+    if (here) {
+      onAdmitted(request, reply, deferQuota, here);
+      return done();
+    }
+    authQuota.admit(asked).then(
+      (result) => {
+        onAdmitted(request, reply, deferQuota, result);
+        done();
+      },
+      (err: Error) => done(err),
+    );
   });
 
   // Callback style: most responses (hits, refusals, reads) hold no reservation and cost no promise here.

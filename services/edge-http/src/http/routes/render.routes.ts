@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ValidationError } from '@app/errors';
 import { OPERATIONS, type Operation } from '@app/render-params';
+import type { RenderParams } from '@app/proto/render';
 import type { RenderAsync } from '../../results/render-async.js';
 import type { RenderCached } from '../../results/render-cached.js';
 import type { RenderOutcome, RenderSync } from '../../application/render-sync.js';
@@ -33,12 +34,8 @@ export async function renderRoutes(app: FastifyInstance, opts: RenderRoutesOptio
   };
 
   for (const operation of OPERATIONS) {
-    const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-      const input = inputOf(request);
-      if (!input) throw new ValidationError([{ parameter: 'body', message: 'the body must be a JSON object' }]);
-      const { params } = validate(operation as Operation, request, input);
+    const render = async (request: FastifyRequest, reply: FastifyReply, params: RenderParams) => {
       const accountId = request.admitted!.account.accountId;
-
       if (params.async) {
         if (!opts.renderAsync) throw unavailable();
         const accepted = await opts.renderAsync({
@@ -63,6 +60,20 @@ export async function renderRoutes(app: FastifyInstance, opts: RenderRoutesOptio
       }
       const reservationId = await reserveDeferredQuota(request);
       return send(reply, await opts.renderSync({ accountId, operation, params, reservationId }), params.attachment_name);
+    };
+    // Not async: a synchronous cache hit this edge holds in memory is answered without a promise.
+    const handler = (request: FastifyRequest, reply: FastifyReply) => {
+      const input = inputOf(request);
+      if (!input) throw new ValidationError([{ parameter: 'body', message: 'the body must be a JSON object' }]);
+      const { params } = validate(operation as Operation, request, input);
+      if (params.cache && !params.async && !params.webhook_url) {
+        const hit = opts.renderCached?.known({ accountId: request.admitted!.account.accountId, operation, params });
+        if (hit) {
+          void send(reply.header('x-service-cache', hit.cache), hit, params.attachment_name);
+          return undefined;
+        }
+      }
+      return render(request, reply, params);
     };
     app.post(`/v1/${operation}`, { config: { usage: 'render' } }, handler);
     app.get(`/v1/${operation}`, { config: { usage: 'render' } }, handler);

@@ -13,6 +13,10 @@ export function memoizedCacheIndex(inner: CacheIndex, opts: { maxEntries: number
 
   return {
     ...inner,
+    known(key) {
+      const known = entries.get(key);
+      return known && known.expiresUnixMs > now() ? known : undefined;
+    },
     async get(key) {
       const known = entries.get(key);
       if (known && known.expiresUnixMs > now()) return known;

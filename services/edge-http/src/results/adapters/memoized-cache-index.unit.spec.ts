@@ -13,6 +13,20 @@ function setup(maxEntries = 10) {
 }
 
 describe('memoizedCacheIndex', () => {
+  describe('When an entry is asked for without a call (known)', () => {
+    it('should answer only a live entry this edge has read or written', async () => {
+      const { inner, index, advanceTo } = setup();
+      inner.entries.set('k', entry('file-a', 5_000));
+      expect(index.known!('k')).toBeUndefined();
+      await index.get('k');
+      expect(index.known!('k')).toEqual(entry('file-a', 5_000));
+      await index.put('w', entry('file-w', 5_000));
+      expect(index.known!('w')).toEqual(entry('file-w', 5_000));
+      advanceTo(5_000);
+      expect(index.known!('k')).toBeUndefined();
+    });
+  });
+
   describe('When a live entry is read twice', () => {
     it('should ask the bucket once', async () => {
       const { inner, get, index } = setup();

@@ -18,6 +18,11 @@ export function memoizedFiles(inner: ResultFiles, opts: { maxBytes: number; maxE
 
   return {
     ...inner,
+    known(name) {
+      const file = infos.get(name);
+      const body = file && bodies.get(name);
+      return file && body ? { file, body } : undefined;
+    },
     async info(name) {
       const known = infos.get(name);
       if (known) return known;

@@ -24,6 +24,19 @@ function fakeFiles(): ResultFiles {
 }
 
 describe('memoizedFiles', () => {
+  describe('When a file is asked for without a call (known)', () => {
+    it('should answer only once both its metadata and its bytes are held', async () => {
+      const files = memoizedFiles(fakeFiles(), { maxBytes: 100 });
+      expect(files.known!('a')).toBeUndefined();
+      await files.info('a');
+      expect(files.known!('a')).toBeUndefined();
+      await files.read('a');
+      expect(files.known!('a')).toEqual({ file: file('a'), body: new Uint8Array(4).fill(1) });
+      await files.remove('a');
+      expect(files.known!('a')).toBeUndefined();
+    });
+  });
+
   describe('When a file is read twice', () => {
     it('should fetch its metadata and bytes once', async () => {
       const inner = fakeFiles();

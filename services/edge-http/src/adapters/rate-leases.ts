@@ -1,0 +1,211 @@
+import type { AdmitRequest, Admitted, AuthQuota } from '../application/ports.js';
+
+export interface RateLeaseOptions {
+  /** Fewest and most units asked for at once (auth-quota may grant fewer). */
+  minUnits: number;
+  maxUnits: number;
+  /** A key is leased once it was admitted twice within this (a quiet key is admitted request by request). */
+  hotWithinMs: number;
+  /** After a change of an account, no lease of it is taken for this long (every auth-quota replica has read the change by then). */
+  settleMs: number;
+  maxEntries: number;
+  now?: () => number;
+  /** A request was admitted from a lease (metrics). */
+  onSpent?: () => void;
+  /** A lease's unspent units could not be given back (they stay counted until the window ends). */
+  onReturnError?: (err: unknown) => void;
+}
+
+export const RATE_LEASE_DEFAULTS: RateLeaseOptions = { minUnits: 16, maxUnits: 8_192, hotWithinMs: 1_000, settleMs: 1_000, maxEntries: 100_000 };
+
+interface Lease {
+  id: string;
+  account: Admitted['account'];
+  limit: number;
+  /** The window's remaining units when granted, this lease's own counted as used. */
+  remaining: number;
+  resetUnix: number;
+  units: number;
+  untilMs: number;
+}
+
+interface Entry {
+  lease?: Lease;
+  /** The account the key belonged to when last admitted. */
+  accountId?: string;
+  /** When this key was last admitted by auth-quota. */
+  lastAskedMs: number;
+  /** Units spent from the current lease: the next lease asks for twice as many. */
+  spent: number;
+  /** A lease being asked for: requests arriving meanwhile wait for it. */
+  pending?: Promise<unknown>;
+}
+
+/** Requests a lease may admit: renders that may be cache hits (they reserve no quota), unsigned. */
+const leasable = (r: AdmitRequest) => r.usage === 'render' && r.deferQuota === true && r.signature === undefined && r.bodySignature === undefined;
+const keyOf = (r: AdmitRequest) => `${r.usage}\n${r.features.join(',')}\n${r.accessKey}`;
+
+/**
+ * Rate leases: a key this edge admits often (cache hits) is admitted here, without a call, by spending
+ * units of the account's rate window that auth-quota leased to this edge. auth-quota counts a lease's
+ * units in the window when it grants them and never grants more than a quarter of what is left, so the
+ * account's limit stays exact across edges and replicas; units not spent within the lease's life (at
+ * most a second, never past the window) are given back. Every request a lease does not cover goes to
+ * auth-quota as before, and asks for the next lease when its key is busy.
+ *
+ * A lease holds only for the key, usage and features that obtained it. `accountChanged` (any change of
+ * the account: keys, plan, billing, signatures) drops the account's leases at once, and no new one is
+ * kept for `settleMs`, so a rotated key or a changed plan is not admitted from a lease that crossed it.
+ */
+export function rateLeases(inner: AuthQuota, options: Partial<RateLeaseOptions> = {}) {
+  const opts = { ...RATE_LEASE_DEFAULTS, ...options };
+  const now = opts.now ?? Date.now;
+  const entries = new Map<string, Entry>();
+  /** When each recently changed account changed. */
+  const changedAt = new Map<string, number>();
+  let generation = 0;
+
+  const giveBack = (lease: Lease): Promise<void> => {
+    const unused = lease.units;
+    lease.units = 0;
+    if (unused <= 0 || !inner.returnLease) return Promise.resolve();
+    return inner.returnLease(lease.account.accountId, lease.id, unused).catch((err: unknown) => opts.onReturnError?.(err));
+  };
+
+  const retire = (entry: Entry): Promise<void> => {
+    const lease = entry.lease;
+    entry.lease = undefined;
+    return lease ? giveBack(lease) : Promise.resolve();
+  };
+
+  const spend = (entry: Entry | undefined, t: number): Admitted | undefined => {
+    const lease = entry?.lease;
+    if (!entry || !lease || lease.units <= 0 || t >= lease.untilMs) return undefined;
+    lease.units -= 1;
+    entry.spent += 1;
+    opts.onSpent?.();
+    return { account: lease.account, rateLimit: { limit: lease.limit, remaining: lease.remaining + lease.units, resetUnix: lease.resetUnix } };
+  };
+
+  const settling = (accountId: string | undefined, t: number) => {
+    const changed = accountId === undefined ? undefined : changedAt.get(accountId);
+    return changed !== undefined && t - changed < opts.settleMs;
+  };
+
+  const admitNow = (request: AdmitRequest): Admitted | undefined => (leasable(request) ? spend(entries.get(keyOf(request)), now()) : undefined);
+
+  const entryFor = (key: string): Entry => {
+    let entry = entries.get(key);
+    if (!entry) {
+      if (entries.size >= opts.maxEntries) void dropAll();
+      entry = { lastAskedMs: Number.NEGATIVE_INFINITY, spent: 0 };
+      entries.set(key, entry);
+    }
+    return entry;
+  };
+
+  /** Admits through auth-quota, asking for a lease; keeps the lease unless the account changed meanwhile. */
+  async function askWithLease(request: AdmitRequest, entry: Entry, units: number): Promise<Admitted> {
+    const startedMs = now();
+    const askedIn = generation;
+    const admitted = await inner.admit({ ...request, leaseUnits: units });
+    const accountId = admitted.account.accountId;
+    entry.accountId = accountId;
+    const granted = admitted.lease;
+    if (!granted) return admitted;
+    const lease: Lease = {
+      id: granted.id,
+      account: admitted.account,
+      limit: admitted.rateLimit.limit,
+      remaining: admitted.rateLimit.remaining,
+      resetUnix: admitted.rateLimit.resetUnix,
+      units: granted.units,
+      untilMs: startedMs + granted.validMs,
+    };
+    const crossedChange = askedIn !== generation || settling(accountId, startedMs);
+    if (crossedChange || entries.get(keyOf(request)) !== entry) {
+      void giveBack(lease);
+      return admitted;
+    }
+    await retire(entry);
+    entry.lease = lease;
+    return { ...admitted, rateLimit: { ...admitted.rateLimit, remaining: lease.remaining + lease.units } };
+  }
+
+  async function admit(request: AdmitRequest): Promise<Admitted> {
+    if (!leasable(request)) return inner.admit(request);
+    const key = keyOf(request);
+    const t = now();
+    const existing = entries.get(key);
+    const local = spend(existing, t);
+    if (local) return local;
+    if (existing?.pending) {
+      // A lease is on its way: it likely covers this request too.
+      await existing.pending.catch(() => undefined);
+      return spend(entries.get(key), now()) ?? inner.admit(request);
+    }
+    const entry = entryFor(key);
+    const busy = (entry.spent > 0 || t - entry.lastAskedMs < opts.hotWithinMs) && !settling(entry.accountId, t);
+    const units = busy ? Math.min(opts.maxUnits, Math.max(opts.minUnits, entry.spent * 2)) : 0;
+    entry.lastAskedMs = t;
+    entry.spent = 0;
+    void retire(entry);
+    if (units === 0) {
+      const admitted = await inner.admit(request);
+      entry.accountId = admitted.account.accountId;
+      return admitted;
+    }
+    const asked = askWithLease(request, entry, units);
+    entry.pending = asked;
+    try {
+      return await asked;
+    } finally {
+      entry.pending = undefined;
+    }
+  }
+
+  /** Gives back what expired leases did not spend and forgets quiet keys (run every second). */
+  const sweep = () => {
+    const t = now();
+    for (const [key, entry] of entries) {
+      if (entry.lease && t >= entry.lease.untilMs) void retire(entry);
+      if (!entry.lease && !entry.pending && t - entry.lastAskedMs >= opts.hotWithinMs) entries.delete(key);
+    }
+    for (const [accountId, at] of changedAt) if (t - at >= opts.settleMs) changedAt.delete(accountId);
+  };
+
+  function dropAll(): Promise<void> {
+    const returns = [...entries.values()].map(retire);
+    entries.clear();
+    return Promise.all(returns).then(() => undefined);
+  }
+
+  const timer = setInterval(sweep, 1_000);
+  timer.unref();
+
+  const authQuota: AuthQuota = { ...inner, admit, admitNow };
+  return {
+    authQuota,
+    /** Any change of the account: its leases are dropped (their unspent units given back). */
+    accountChanged(accountId: string) {
+      generation += 1;
+      changedAt.set(accountId, now());
+      for (const [key, entry] of entries) {
+        if (entry.lease?.account.accountId === accountId) {
+          void retire(entry);
+          entries.delete(key);
+        }
+      }
+    },
+    sweep,
+    /** Units held in leases now (metrics, tests). */
+    heldUnits: () => [...entries.values()].reduce((n, e) => n + (e.lease?.units ?? 0), 0),
+    /** Stops the sweep and gives every unspent unit back. */
+    close(): Promise<void> {
+      clearInterval(timer);
+      return dropAll();
+    },
+  };
+}
+
+export type RateLeases = ReturnType<typeof rateLeases>;

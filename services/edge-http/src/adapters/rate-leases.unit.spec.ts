@@ -1,0 +1,255 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { errors } from '@app/errors';
+import type { AdmitRequest, Admitted, AuthQuota } from '../application/ports.js';
+import { rateLeases, type RateLeases } from './rate-leases.js';
+
+const hit = (over: Partial<AdmitRequest> = {}): AdmitRequest => ({
+  accessKey: 'ak_1',
+  usage: 'render',
+  deferQuota: true,
+  features: [],
+  signedQuery: '',
+  body: new Uint8Array(),
+  ...over,
+});
+
+/**
+ * auth-quota's rate window as the edge sees it: each admission counts one unit, a lease counts its units
+ * at once (never more than a quarter of what is left), a returned lease gives its unspent units back once.
+ */
+function windowedAuthQuota(limit: number) {
+  let count = 0;
+  let seq = 0;
+  const leases = new Map<string, number>();
+  const asked: (number | undefined)[] = [];
+  const returned: { leaseId: string; unused: number }[] = [];
+  const pending: (() => void)[] = [];
+  let hold = false;
+  const inner: AuthQuota = {
+    async admit(r) {
+      asked.push(r.leaseUnits);
+      if (hold) await new Promise<void>((resolve) => pending.push(resolve));
+      if (r.accessKey !== 'ak_1' && r.accessKey !== 'ak_2') throw errors.accessKeyInvalid();
+      if (count >= limit) throw errors.rateLimited(1);
+      count += 1;
+      const admitted: Admitted = { account: { accountId: `acc_${r.accessKey}`, plan: 'basic' }, rateLimit: { limit, remaining: 0, resetUnix: 60 } };
+      const units = Math.min(r.leaseUnits ?? 0, Math.floor((limit - count) / 4));
+      if (units > 0) {
+        const id = `lease_${++seq}`;
+        count += units;
+        leases.set(id, units);
+        admitted.lease = { id, units, validMs: 1_000 };
+      }
+      admitted.rateLimit.remaining = limit - count;
+      return admitted;
+    },
+    async returnLease(_accountId, leaseId, unused) {
+      returned.push({ leaseId, unused });
+      const granted = leases.get(leaseId);
+      if (granted === undefined) return;
+      leases.delete(leaseId);
+      count -= Math.min(unused, granted);
+    },
+    reserve: async () => 'r',
+    usage: async () => {
+      throw new Error('not used');
+    },
+  };
+  return {
+    inner,
+    asked,
+    returned,
+    count: () => count,
+    holdAnswers: () => void (hold = true),
+    release: () => {
+      hold = false;
+      pending.splice(0).forEach((resolve) => resolve());
+    },
+  };
+}
+
+const opened: RateLeases[] = [];
+function leasesOver(inner: AuthQuota, clock: { t: number }, over: Parameters<typeof rateLeases>[1] = {}) {
+  const leases = rateLeases(inner, { now: () => clock.t, minUnits: 4, maxUnits: 64, hotWithinMs: 1_000, settleMs: 1_000, ...over });
+  opened.push(leases);
+  return leases;
+}
+
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((l) => l.close()));
+});
+
+describe('rateLeases', () => {
+  describe('When a key is quiet', () => {
+    it('should admit each request through auth-quota without asking for a lease', async () => {
+      const aq = windowedAuthQuota(1_000);
+      const clock = { t: 0 };
+      const leases = leasesOver(aq.inner, clock);
+      await leases.authQuota.admit(hit());
+      clock.t = 5_000;
+      await leases.authQuota.admit(hit());
+      expect(aq.asked).toEqual([undefined, undefined]);
+      expect(leases.heldUnits()).toBe(0);
+    });
+  });
+
+  describe('When a key is busy', () => {
+    it('should admit later requests here from a lease, counting the remaining units down', async () => {
+      const aq = windowedAuthQuota(1_000);
+      const clock = { t: 0 };
+      const leases = leasesOver(aq.inner, clock);
+      await leases.authQuota.admit(hit());
+      const second = await leases.authQuota.admit(hit());
+      expect(aq.asked).toEqual([undefined, 4]);
+      // 1 + 1 counted, 4 leased: 994 left in the window, 4 of them held here.
+      expect(second.rateLimit.remaining).toBe(998);
+      const local = [1, 2, 3, 4].map(() => leases.authQuota.admitNow!(hit()));
+      expect(local.map((a) => a?.rateLimit.remaining)).toEqual([997, 996, 995, 994]);
+      expect(local.every((a) => a?.account.accountId === 'acc_ak_1')).toBe(true);
+      expect(leases.authQuota.admitNow!(hit())).toBeUndefined();
+      // The next lease asks for twice what the last one spent.
+      await leases.authQuota.admit(hit());
+      expect(aq.asked).toEqual([undefined, 4, 8]);
+      expect(aq.count()).toBe(1 + 5 + 9);
+    });
+
+    it('should ask for one lease when many requests arrive at once, and serve them from it', async () => {
+      const aq = windowedAuthQuota(10_000);
+      const clock = { t: 0 };
+      const leases = leasesOver(aq.inner, clock, { minUnits: 16 });
+      await leases.authQuota.admit(hit());
+      const burst = await Promise.all(Array.from({ length: 10 }, () => leases.authQuota.admit(hit())));
+      expect(burst).toHaveLength(10);
+      expect(aq.asked).toEqual([undefined, 16]);
+      expect(leases.heldUnits()).toBe(16 - 9);
+    });
+
+    it('should never let requests with another key, a signature, other features or a quota reservation spend it', async () => {
+      const aq = windowedAuthQuota(1_000);
+      const clock = { t: 0 };
+      const leases = leasesOver(aq.inner, clock);
+      await leases.authQuota.admit(hit());
+      await leases.authQuota.admit(hit());
+      expect(leases.heldUnits()).toBe(4);
+      for (const other of [
+        hit({ accessKey: 'ak_2' }),
+        hit({ signature: 'abc' }),
+        hit({ bodySignature: 'abc' }),
+        hit({ features: ['gpu_rendering'] }),
+        hit({ deferQuota: false }),
+        hit({ usage: 'read' }),
+      ]) {
+        expect(leases.authQuota.admitNow!(other)).toBeUndefined();
+      }
+      expect(leases.heldUnits()).toBe(4);
+    });
+  });
+
+  describe('When a lease expires with units unspent', () => {
+    it('should stop spending it and give exactly the unspent units back', async () => {
+      const aq = windowedAuthQuota(1_000);
+      const clock = { t: 0 };
+      const leases = leasesOver(aq.inner, clock);
+      await leases.authQuota.admit(hit());
+      await leases.authQuota.admit(hit());
+      leases.authQuota.admitNow!(hit());
+      clock.t = 1_000;
+      expect(leases.authQuota.admitNow!(hit())).toBeUndefined();
+      leases.sweep();
+      await Promise.resolve();
+      expect(aq.returned).toEqual([{ leaseId: 'lease_1', unused: 3 }]);
+      expect(aq.count()).toBe(3);
+      expect(leases.heldUnits()).toBe(0);
+    });
+  });
+
+  describe('When the account changes', () => {
+    it('should drop its leases at once and give their units back', async () => {
+      const aq = windowedAuthQuota(1_000);
+      const clock = { t: 0 };
+      const leases = leasesOver(aq.inner, clock);
+      await leases.authQuota.admit(hit());
+      await leases.authQuota.admit(hit());
+      leases.accountChanged('acc_ak_1');
+      expect(leases.authQuota.admitNow!(hit())).toBeUndefined();
+      await Promise.resolve();
+      expect(aq.returned).toEqual([{ leaseId: 'lease_1', unused: 4 }]);
+    });
+
+    it('should give back, unspent, a lease whose asking crossed the change, and keep none for a while after', async () => {
+      const aq = windowedAuthQuota(1_000);
+      const clock = { t: 0 };
+      const leases = leasesOver(aq.inner, clock);
+      await leases.authQuota.admit(hit());
+      aq.holdAnswers();
+      const asking = leases.authQuota.admit(hit());
+      leases.accountChanged('acc_ak_1');
+      aq.release();
+      await asking;
+      expect(leases.authQuota.admitNow!(hit())).toBeUndefined();
+      expect(aq.returned).toEqual([{ leaseId: 'lease_1', unused: 4 }]);
+      clock.t = 500;
+      await leases.authQuota.admit(hit());
+      await leases.authQuota.admit(hit());
+      // While the change settles the key is admitted by auth-quota alone.
+      expect(aq.asked).toEqual([undefined, 4, undefined, undefined]);
+      expect(leases.authQuota.admitNow!(hit())).toBeUndefined();
+      clock.t = 1_600;
+      await leases.authQuota.admit(hit());
+      await leases.authQuota.admit(hit());
+      expect(leases.authQuota.admitNow!(hit())).toBeDefined();
+    });
+
+    it('should keep the leases of other accounts', async () => {
+      const aq = windowedAuthQuota(1_000);
+      const clock = { t: 0 };
+      const leases = leasesOver(aq.inner, clock);
+      await leases.authQuota.admit(hit());
+      await leases.authQuota.admit(hit());
+      leases.accountChanged('acc_other');
+      expect(leases.authQuota.admitNow!(hit())).toBeDefined();
+    });
+  });
+
+  describe('When auth-quota refuses', () => {
+    it('should pass the refusal on and keep no lease', async () => {
+      const aq = windowedAuthQuota(1_000);
+      const clock = { t: 0 };
+      const leases = leasesOver(aq.inner, clock);
+      await expect(leases.authQuota.admit(hit({ accessKey: 'ak_bad' }))).rejects.toMatchObject({ code: 'access_key_invalid' });
+      await expect(leases.authQuota.admit(hit({ accessKey: 'ak_bad' }))).rejects.toMatchObject({ code: 'access_key_invalid' });
+      expect(leases.heldUnits()).toBe(0);
+    });
+  });
+
+  describe('When two edges share an account near its limit', () => {
+    it('should never admit more requests than the limit, and admit every unit once the leases are given back', async () => {
+      const limit = 50;
+      const aq = windowedAuthQuota(limit);
+      const clock = { t: 0 };
+      const edges = [leasesOver(aq.inner, clock), leasesOver(aq.inner, clock)];
+      let admitted = 0;
+      let refused = 0;
+      for (let i = 0; i < 200; i += 1) {
+        const edge = edges[i % 2]!;
+        try {
+          if (!edge.authQuota.admitNow!(hit())) await edge.authQuota.admit(hit());
+          admitted += 1;
+        } catch (err) {
+          expect(err).toMatchObject({ code: 'rate_limited' });
+          refused += 1;
+        }
+      }
+      expect(admitted).toBeLessThanOrEqual(limit);
+      // What the leases still hold comes back when they end, and is then admitted.
+      await Promise.all(edges.map((e) => e.close()));
+      const edge = leasesOver(aq.inner, clock);
+      while (aq.count() < limit) {
+        await edge.authQuota.admit(hit());
+        admitted += 1;
+      }
+      expect(admitted).toBe(limit);
+      expect(refused).toBeGreaterThan(0);
+    });
+  });
+});
