@@ -47,3 +47,18 @@ export async function httpLoad(opts: {
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(stdout)?.[1] ?? 0);
   return { requestsPerSecond: rps, p50Ms: pct('50'), p99Ms: pct('99'), non2xx };
 }
+
+/**
+ * Runs of one load of equal duration as one result: requests/s over all of them, the median p50 and,
+ * since percentiles do not add up, the highest p99 of any run (never better than the whole).
+ */
+export function mergeRuns(slices: HttpLoadResult[]): HttpLoadResult {
+  if (slices.length === 0) throw new Error('no runs to merge');
+  const p50s = slices.map((s) => s.p50Ms).sort((a, b) => a - b);
+  return {
+    requestsPerSecond: slices.reduce((sum, s) => sum + s.requestsPerSecond, 0) / slices.length,
+    p50Ms: p50s[Math.floor(p50s.length / 2)]!,
+    p99Ms: Math.max(...slices.map((s) => s.p99Ms)),
+    non2xx: slices.reduce((sum, s) => sum + s.non2xx, 0),
+  };
+}

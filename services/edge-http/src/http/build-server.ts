@@ -67,6 +67,8 @@ export async function buildServer(deps: HttpDeps): Promise<FastifyInstance> {
     loggerInstance: deps.logger,
     // Per-request lines are off (errors are logged once, by the error handler).
     logController: new LogController({ disableRequestLogging: true }),
+    // No child logger per request: every line already carries the request's trace id (the logger's mixin).
+    childLoggerFactory: (logger) => logger,
     bodyLimit: deps.bodyLimitBytes,
     // Errors Fastify and Node's parser raise themselves get the service's error shape and request id too.
     frameworkErrors: frameworkErrorHandler,

@@ -1,0 +1,48 @@
+import { readFileSync } from 'node:fs';
+import { execSync } from 'node:child_process';
+import { startFixtureServer, startTestStack } from '@app/testkit';
+import { BENCH_ROUTES } from './dist/fixture-page.js';
+import { httpLoad } from './dist/scenarios/http-load.js';
+import { serviceClient } from './dist/client.js';
+import { startHttpsFloor } from './dist/https-floor.js';
+import { ensureSelfSignedCertificate } from '@app/stack';
+import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+const straced = async (pid, load) => { const st = spawn('strace', ['-c', '-f', '-p', String(pid), '-o', `/tmp/strace.${pid}`]); await new Promise((r) => setTimeout(r, 500)); const r = await load(); st.kill('SIGINT'); await new Promise((res) => st.on('exit', res)); console.log(readFileSync(`/tmp/strace.${pid}`, 'utf8').split('\n').slice(0, 14).join('\n')); return r; };
+const U = '100000000';
+const fixture = await startFixtureServer(BENCH_ROUTES);
+const extra = process.env.EXTRA_ENV ? JSON.parse(process.env.EXTRA_ENV) : {};
+const stack = await startTestStack({ renderers: 1, env: { ALLOW_PRIVATE_TARGETS: '1', LOG_LEVEL: 'warn', PLAN_SCALE_RATE_LIMIT: U, PLAN_SCALE_QUOTA: U, PLAN_SCALE_RENDERS_IN_FLIGHT: '1000', ...extra } });
+const ticks = (pid) => { try { const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' '); return Number(f[11]) + Number(f[12]); } catch { return NaN; } };
+try {
+  const client = serviceClient({ baseUrl: `https://127.0.0.1:${stack.port}`, ca: stack.certPem, accessKey: stack.demo.accessKey });
+  const body = { url: `${fixture.origin}/bench`, cache: true, cache_ttl: 3600 };
+  await client.call('/v1/screenshot', body);
+  const chk = await client.call('/v1/screenshot', body);
+  console.log('check', chk.status, chk.headers['x-service-cache'], chk.bytes);
+  const procs = stack.processes.map((p) => ({ name: p.name, pid: p.process.pid }));
+  console.log(procs);
+  const nats = execSync(`pgrep -f '${stack.dataDir}/nats'`).toString().trim().split('\n').map((pid) => ({ name: 'nats', pid: Number(pid) }));
+  const all = [...procs, ...nats];
+  const opts = { url: `https://127.0.0.1:${stack.port}/v1/screenshot`, method: 'POST', headers: { 'content-type': 'application/json', 'x-access-key': stack.demo.accessKey }, body: JSON.stringify(body), connections: 32, seconds: 10 };
+  await httpLoad({ ...opts, seconds: 3 });
+  const before = all.map((p) => ticks(p.pid));
+  const r = await straced(all.find((p) => p.name === 'edge-http').pid, () => httpLoad({ ...opts, seconds: 5 }));
+  console.log('requests', r.requestsPerSecond * 5);
+  const after = all.map((p) => ticks(p.pid));
+  console.log(JSON.stringify(r));
+  all.forEach((p, i) => console.log(p.name, ((after[i] - before[i]) / 100 / 10).toFixed(2), 'cores', ((after[i] - before[i]) * 10000 / (r.requestsPerSecond * 10)).toFixed(0), 'µs/req'));
+  const tls = await ensureSelfSignedCertificate(join(stack.dataDir, 'tls'));
+  const floor = await startHttpsFloor({ certFile: tls.certFile, keyFile: tls.keyFile, bodyBytes: chk.bytes });
+  await httpLoad({ ...opts, url: floor.url, seconds: 2 });
+  const c0 = process.cpuUsage();
+  const fr = await straced(process.pid, () => httpLoad({ ...opts, url: floor.url, seconds: 5 }));
+  console.log('floor requests', fr.requestsPerSecond * 5);
+  const c = process.cpuUsage(c0);
+  console.log('floor', JSON.stringify(fr), 'cpu µs/req', ((c.user + c.system) / (fr.requestsPerSecond * 10)).toFixed(0));
+  await floor.close();
+  client.close();
+} finally {
+  await stack.stop();
+  await fixture.close();
+}
