@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import {
   LEASE_MS,
   MAX_LEASES_PER_WINDOW,
@@ -19,18 +20,6 @@ import {
 const t0 = Date.UTC(2026, 10, 23, 10, 0, 0);
 const limits = { rateLimitPerMinute: 3, monthlyQuota: 3, rendersInFlight: 2 };
 const HOLD = 60_000;
-
-/** Small deterministic PRNG (mulberry32) so a failing seed can be replayed. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 describe('Account limits', () => {
   describe('When L requests were taken this minute', () => {
@@ -138,57 +127,57 @@ describe('Account limits', () => {
 
   describe('When requests, leases and returns of many holders interleave at random', () => {
     it('should never admit more than the limit in a window, counting units spent from leases', () => {
-      const next = rng(20_261_123);
-      const pick = (n: number) => Math.floor(next() * n);
-      for (let run = 0; run < 300; run++) {
-        const limit = 1 + pick(200);
-        const s = emptyLimits();
-        let nowMs = t0 + pick(60_000);
-        let windowStart = Math.floor(nowMs / 60_000) * 60_000;
-        let admitted = 0;
-        /** Leases held in this window: units granted, spent and whether given back. */
-        let held = new Map<string, { granted: number; spent: number; returned: boolean }>();
-        let ids = 0;
-        for (let step = 0; step < 400; step++) {
-          nowMs += pick(500);
-          const start = Math.floor(nowMs / 60_000) * 60_000;
-          if (start !== windowStart) {
-            // A lease never outlives its window: what was not spent is lost with it.
-            windowStart = start;
-            admitted = 0;
-            held = new Map();
-          }
-          const active = [...held].filter(([, l]) => !l.returned);
-          const op = next();
-          if (op < 0.35) {
-            if (takeRate(s, limit, nowMs).allowed) admitted += 1;
-          } else if (op < 0.6) {
-            const retried = active.length > 0 && next() < 0.2 ? active[pick(active.length)]! : undefined;
-            const id = retried?.[0] ?? `lease-${run}-${ids++}`;
-            const lease = grantLease(s, limit, id, 1 + pick(limit), nowMs);
-            if (retried) {
-              expect(lease?.units).toBe(retried[1].granted);
-            } else if (lease) {
-              expect(lease.validMs).toBeLessThanOrEqual(windowStart + 60_000 - nowMs);
-              held.set(id, { granted: lease.units, spent: 0, returned: false });
+      /** One step: time passes, then a request, a lease (sometimes a retried one), a spending or a return. */
+      const step = fc.record({ elapseMs: fc.nat(499), op: fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }), pick: fc.nat(), retry: fc.boolean() });
+      fc.assert(
+        fc.property(fc.integer({ min: 1, max: 60 }), fc.nat(59_999), fc.array(step, { minLength: 100, maxLength: 400 }), (limit, offsetMs, steps) => {
+          const s = emptyLimits();
+          let nowMs = t0 + offsetMs;
+          let windowStart = Math.floor(nowMs / 60_000) * 60_000;
+          let admitted = 0;
+          /** Leases held in this window: units granted, spent and whether given back. */
+          let held = new Map<string, { granted: number; spent: number; returned: boolean }>();
+          let ids = 0;
+          for (const { elapseMs, op, pick, retry } of steps) {
+            nowMs += elapseMs;
+            const start = Math.floor(nowMs / 60_000) * 60_000;
+            if (start !== windowStart) {
+              // A lease never outlives its window: what was not spent is lost with it.
+              windowStart = start;
+              admitted = 0;
+              held = new Map();
             }
-          } else if (op < 0.85 && active.length > 0) {
-            const [, l] = active[pick(active.length)]!;
-            const spend = pick(l.granted - l.spent + 1);
-            l.spent += spend;
-            admitted += spend;
-          } else if (held.size > 0) {
-            // The holder gives back what it did not spend (sometimes once more, as a retry would).
-            const [id, l] = [...held][pick(held.size)]!;
-            const back = returnLease(s, id, l.granted - l.spent, nowMs);
-            expect(back).toBe(l.returned ? 0 : l.granted - l.spent);
-            l.returned = true;
+            const active = [...held].filter(([, l]) => !l.returned);
+            if (op < 0.35) {
+              if (takeRate(s, limit, nowMs).allowed) admitted += 1;
+            } else if (op < 0.6) {
+              const retried = active.length > 0 && retry ? active[pick % active.length]! : undefined;
+              const id = retried?.[0] ?? `lease-${ids++}`;
+              const lease = grantLease(s, limit, id, 1 + (pick % limit), nowMs);
+              if (retried) {
+                expect(lease?.units).toBe(retried[1].granted);
+              } else if (lease) {
+                expect(lease.validMs).toBeLessThanOrEqual(windowStart + 60_000 - nowMs);
+                held.set(id, { granted: lease.units, spent: 0, returned: false });
+              }
+            } else if (op < 0.85 && active.length > 0) {
+              const [, l] = active[pick % active.length]!;
+              // Some of what is left, or all of it.
+              const spend = retry ? l.granted - l.spent : pick % (l.granted - l.spent + 1);
+              l.spent += spend;
+              admitted += spend;
+            } else if (held.size > 0) {
+              // The holder gives back what it did not spend (sometimes once more, as a retry would).
+              const [id, l] = [...held][pick % held.size]!;
+              expect(returnLease(s, id, l.granted - l.spent, nowMs)).toBe(l.returned ? 0 : l.granted - l.spent);
+              l.returned = true;
+            }
+            expect(admitted).toBeLessThanOrEqual(limit);
+            expect(s.window.count).toBeLessThanOrEqual(limit);
           }
-          if (admitted > limit || s.window.count > limit) {
-            throw new Error(`run ${run} step ${step}: ${admitted} admitted and ${s.window.count} counted, limit ${limit}`);
-          }
-        }
-      }
+        }),
+        { numRuns: 500 },
+      );
     });
   });
 

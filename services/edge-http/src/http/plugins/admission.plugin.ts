@@ -42,9 +42,11 @@ function featuresOf(request: FastifyRequest): string[] {
 
 /**
  * Admission for every route that declares a `usage`: authentication, signature, rate limit, plan,
- * quota reservation and renders in flight, by auth-quota. A render's reservation travels with its job
- * and is settled from the job's outcome; a request that ends in an error (or creates a task) announces
- * its outcome itself, so the reservation is settled the same way (a failed request costs nothing).
+ * quota reservation and renders in flight, by auth-quota (a busy key's renders that may be cache hits
+ * are admitted here, from a rate lease: see adapters/rate-leases.ts). A render's reservation travels
+ * with its job and is settled from the job's outcome; a request that ends in an error (or creates a
+ * task) announces its outcome itself, so the reservation is settled the same way (a failed request
+ * costs nothing).
  */
 export const admissionPlugin = fp(async (app: FastifyInstance, opts: { authQuota: AuthQuota; reservations: ReservationOutcomes }) => {
   const { authQuota, reservations } = opts;
