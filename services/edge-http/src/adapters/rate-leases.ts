@@ -1,3 +1,4 @@
+import { hasCode } from '@app/errors';
 import type { AdmitRequest, Admitted, AuthQuota } from '../application/ports.js';
 
 export interface RateLeaseOptions {
@@ -8,6 +9,11 @@ export interface RateLeaseOptions {
   hotWithinMs: number;
   /** After a change of an account, no lease of it is taken for this long (every auth-quota replica has read the change by then). */
   settleMs: number;
+  /**
+   * A lease is renewed once this share of its life or of its units is gone: the next request asks for the
+   * next lease while the others go on spending this one, so a busy key never waits for a lease.
+   */
+  renewAfter: number;
   maxEntries: number;
   now?: () => number;
   /** A request was admitted from a lease (metrics). */
@@ -16,7 +22,7 @@ export interface RateLeaseOptions {
   onReturnError?: (err: unknown) => void;
 }
 
-export const RATE_LEASE_DEFAULTS: RateLeaseOptions = { minUnits: 16, maxUnits: 8_192, hotWithinMs: 1_000, settleMs: 1_000, maxEntries: 100_000 };
+export const RATE_LEASE_DEFAULTS: RateLeaseOptions = { minUnits: 16, maxUnits: 8_192, hotWithinMs: 1_000, settleMs: 1_000, renewAfter: 0.75, maxEntries: 100_000 };
 
 interface Lease {
   id: string;
@@ -27,6 +33,11 @@ interface Lease {
   resetUnix: number;
   units: number;
   untilMs: number;
+  /** When this lease is due for renewal (see `renewAfter`), by time and by units left. */
+  renewAtMs: number;
+  renewBelowUnits: number;
+  /** Its renewal was asked for (once: a renewal that got no lease lets this one run out). */
+  renewing: boolean;
 }
 
 interface Entry {
@@ -35,7 +46,7 @@ interface Entry {
   accountId?: string;
   /** When this key was last admitted by auth-quota. */
   lastAskedMs: number;
-  /** Units spent from the current lease: the next lease asks for twice as many. */
+  /** Units spent since the last lease was asked for: the next lease asks for twice as many. */
   spent: number;
   /** A lease being asked for: requests arriving meanwhile wait for it. */
   pending?: Promise<unknown>;
@@ -92,7 +103,19 @@ export function rateLeases(inner: AuthQuota, options: Partial<RateLeaseOptions> 
     return changed !== undefined && t - changed < opts.settleMs;
   };
 
-  const admitNow = (request: AdmitRequest): Admitted | undefined => (leasable(request) ? spend(entries.get(keyOf(request)), now()) : undefined);
+  const renewalDue = (lease: Lease | undefined, t: number): lease is Lease =>
+    lease !== undefined && !lease.renewing && (t >= lease.renewAtMs || lease.units <= lease.renewBelowUnits);
+
+  /** A request this edge admits at once from a lease, or undefined (then `admit`: auth-quota, or the lease's renewal). */
+  const admitNow = (request: AdmitRequest): Admitted | undefined => {
+    if (!leasable(request)) return undefined;
+    const entry = entries.get(keyOf(request));
+    const t = now();
+    if (entry && !entry.pending && renewalDue(entry.lease, t)) return undefined;
+    return spend(entry, t);
+  };
+
+  const unitsToAsk = (entry: Entry) => Math.min(opts.maxUnits, Math.max(opts.minUnits, entry.spent * 2));
 
   const entryFor = (key: string): Entry => {
     let entry = entries.get(key);
@@ -104,9 +127,24 @@ export function rateLeases(inner: AuthQuota, options: Partial<RateLeaseOptions> 
     return entry;
   };
 
-  /** Admits through auth-quota, asking for a lease; keeps the lease unless the account changed meanwhile. */
-  async function askWithLease(request: AdmitRequest, entry: Entry, units: number): Promise<Admitted> {
+  /**
+   * Admits through auth-quota, asking for a lease; keeps the lease unless the account changed meanwhile.
+   * Requests arriving meanwhile spend the current lease if there is one (a renewal), or wait for this one.
+   */
+  async function askWithLease(request: AdmitRequest, key: string, entry: Entry, units: number): Promise<Admitted> {
+    const asked = askedLease(request, key, entry, units);
+    entry.pending = asked;
+    try {
+      return await asked;
+    } finally {
+      entry.pending = undefined;
+    }
+  }
+
+  async function askedLease(request: AdmitRequest, key: string, entry: Entry, units: number): Promise<Admitted> {
     const startedMs = now();
+    entry.lastAskedMs = startedMs;
+    entry.spent = 0;
     const askedIn = generation;
     const admitted = await inner.admit({ ...request, leaseUnits: units });
     const accountId = admitted.account.accountId;
@@ -121,13 +159,17 @@ export function rateLeases(inner: AuthQuota, options: Partial<RateLeaseOptions> 
       resetUnix: admitted.rateLimit.resetUnix,
       units: granted.units,
       untilMs: startedMs + granted.validMs,
+      renewAtMs: startedMs + granted.validMs * opts.renewAfter,
+      renewBelowUnits: Math.floor(granted.units * (1 - opts.renewAfter)),
+      renewing: false,
     };
     const crossedChange = askedIn !== generation || settling(accountId, startedMs);
-    if (crossedChange || entries.get(keyOf(request)) !== entry) {
+    if (crossedChange || entries.get(key) !== entry) {
       void giveBack(lease);
       return admitted;
     }
-    await retire(entry);
+    // The lease it renews (if any) ends here: its unspent units go back.
+    void retire(entry);
     entry.lease = lease;
     return { ...admitted, rateLimit: { ...admitted.rateLimit, remaining: lease.remaining + lease.units } };
   }
@@ -137,6 +179,19 @@ export function rateLeases(inner: AuthQuota, options: Partial<RateLeaseOptions> 
     const key = keyOf(request);
     const t = now();
     const existing = entries.get(key);
+    if (existing && !existing.pending && renewalDue(existing.lease, t)) {
+      // Renewed ahead of its end: this request asks for the next lease, the others go on spending this one.
+      existing.lease.renewing = true;
+      return askWithLease(request, key, existing, unitsToAsk(existing)).catch((err: unknown) => {
+        // The rest of the window is in leases, or auth-quota is out of reach: the lease admits this request still.
+        const standing = hasCode(err, 'rate_limited') || hasCode(err, 'service_unavailable');
+        const local = standing ? spend(entries.get(key), now()) : undefined;
+        if (local) return local;
+        // Any other refusal (a key no longer valid, a plan changed): the lease is not spent any more.
+        if (!standing && entries.get(key) === existing) void retire(existing);
+        throw err;
+      });
+    }
     const local = spend(existing, t);
     if (local) return local;
     if (existing?.pending) {
@@ -146,22 +201,15 @@ export function rateLeases(inner: AuthQuota, options: Partial<RateLeaseOptions> 
     }
     const entry = entryFor(key);
     const busy = (entry.spent > 0 || t - entry.lastAskedMs < opts.hotWithinMs) && !settling(entry.accountId, t);
-    const units = busy ? Math.min(opts.maxUnits, Math.max(opts.minUnits, entry.spent * 2)) : 0;
-    entry.lastAskedMs = t;
-    entry.spent = 0;
     void retire(entry);
-    if (units === 0) {
+    if (!busy) {
+      entry.lastAskedMs = t;
+      entry.spent = 0;
       const admitted = await inner.admit(request);
       entry.accountId = admitted.account.accountId;
       return admitted;
     }
-    const asked = askWithLease(request, entry, units);
-    entry.pending = asked;
-    try {
-      return await asked;
-    } finally {
-      entry.pending = undefined;
-    }
+    return askWithLease(request, key, entry, unitsToAsk(entry));
   }
 
   /** Gives back what expired leases did not spend and forgets quiet keys (run every second). */

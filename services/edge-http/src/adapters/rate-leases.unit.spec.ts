@@ -97,7 +97,8 @@ describe('rateLeases', () => {
     it('should admit later requests here from a lease, counting the remaining units down', async () => {
       const aq = windowedAuthQuota(1_000);
       const clock = { t: 0 };
-      const leases = leasesOver(aq.inner, clock);
+      // Spent to its last unit, not renewed ahead (that is the next describe's).
+      const leases = leasesOver(aq.inner, clock, { renewAfter: 1 });
       await leases.authQuota.admit(hit());
       const second = await leases.authQuota.admit(hit());
       expect(aq.asked).toEqual([undefined, 4]);
@@ -142,6 +143,91 @@ describe('rateLeases', () => {
         expect(leases.authQuota.admitNow!(other)).toBeUndefined();
       }
       expect(leases.heldUnits()).toBe(4);
+    });
+  });
+
+  describe("When a busy key's lease nears its end", () => {
+    /** A key admitted twice: it holds a lease of 16 units, due for renewal at 750 ms or 4 units left. */
+    async function leasedKey(inner: AuthQuota) {
+      const clock = { t: 0 };
+      const leases = leasesOver(inner, clock, { minUnits: 16 });
+      await leases.authQuota.admit(hit());
+      await leases.authQuota.admit(hit());
+      expect(leases.heldUnits()).toBe(16);
+      return { clock, leases };
+    }
+
+    it('should ask for the next lease with one request while the others go on spending this one, so none waits', async () => {
+      const aq = windowedAuthQuota(10_000);
+      const { clock, leases } = await leasedKey(aq.inner);
+      for (let i = 0; i < 10; i += 1) expect(leases.authQuota.admitNow!(hit())).toBeDefined();
+      clock.t = 800;
+      // This one renews: it goes to auth-quota, asking for twice what was spent.
+      expect(leases.authQuota.admitNow!(hit())).toBeUndefined();
+      aq.holdAnswers();
+      const renewing = leases.authQuota.admit(hit());
+      // Meanwhile the lease admits the others at once, counting down.
+      const meanwhile = [1, 2].map(() => leases.authQuota.admitNow!(hit()));
+      expect(meanwhile.map((a) => a?.rateLimit.remaining)).toEqual([10_000 - 18 + 5, 10_000 - 18 + 4]);
+      aq.release();
+      await renewing;
+      expect(aq.asked).toEqual([undefined, 16, 20]);
+      // The lease it replaced gives back what it did not spend; the new one outlives the old one's end.
+      expect(aq.returned).toEqual([{ leaseId: 'lease_1', unused: 4 }]);
+      clock.t = 1_200;
+      expect(leases.authQuota.admitNow!(hit())).toBeDefined();
+      expect(leases.heldUnits()).toBe(19);
+      expect(aq.count()).toBe(1 + 1 + 12 + 1 + 20);
+    });
+
+    it('should renew once its units run low, before they run out', async () => {
+      const aq = windowedAuthQuota(10_000);
+      const { leases } = await leasedKey(aq.inner);
+      for (let i = 0; i < 12; i += 1) expect(leases.authQuota.admitNow!(hit())).toBeDefined();
+      expect(leases.authQuota.admitNow!(hit())).toBeUndefined();
+      await leases.authQuota.admit(hit());
+      expect(aq.asked).toEqual([undefined, 16, 24]);
+      expect(aq.returned).toEqual([{ leaseId: 'lease_1', unused: 4 }]);
+    });
+
+    /** auth-quota that refuses the next admission with `err` when told to. */
+    function refusingOnce(inner: AuthQuota) {
+      let refusal: Error | undefined;
+      const refusing: AuthQuota = {
+        ...inner,
+        admit: (r) => {
+          const err = refusal;
+          refusal = undefined;
+          return err ? Promise.reject(err) : inner.admit(r);
+        },
+      };
+      return { inner: refusing, refuseNext: (err: Error) => void (refusal = err) };
+    }
+
+    it('should admit from the lease a request whose renewal was rate limited, and not ask again for that lease', async () => {
+      const aq = windowedAuthQuota(10_000);
+      const refusing = refusingOnce(aq.inner);
+      const { clock, leases } = await leasedKey(refusing.inner);
+      clock.t = 800;
+      refusing.refuseNext(errors.rateLimited(1));
+      const admitted = await leases.authQuota.admit(hit());
+      expect(admitted.rateLimit.remaining).toBe(10_000 - 18 + 15);
+      // The lease runs on to its end without another renewal.
+      expect(leases.authQuota.admitNow!(hit())).toBeDefined();
+      expect(aq.asked).toEqual([undefined, 16]);
+      expect(leases.heldUnits()).toBe(14);
+    });
+
+    it('should drop the lease and give its units back when its renewal finds the key refused', async () => {
+      const aq = windowedAuthQuota(10_000);
+      const refusing = refusingOnce(aq.inner);
+      const { clock, leases } = await leasedKey(refusing.inner);
+      clock.t = 800;
+      refusing.refuseNext(errors.accessKeyInvalid());
+      await expect(leases.authQuota.admit(hit())).rejects.toMatchObject({ code: 'access_key_invalid' });
+      expect(leases.authQuota.admitNow!(hit())).toBeUndefined();
+      expect(leases.heldUnits()).toBe(0);
+      expect(aq.returned).toEqual([{ leaseId: 'lease_1', unused: 16 }]);
     });
   });
 
