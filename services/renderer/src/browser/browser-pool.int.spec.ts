@@ -51,6 +51,10 @@ describe('BrowserPool', () => {
     });
 
     it('should spread concurrent renders over the browsers', async () => {
+      // From two idle browsers: a render of the test before may still be closing its context (a lease
+      // still held, which counts as load), and a browser refilling its warm contexts loses a tie.
+      const idle = (b: ReturnType<BrowserPool['stats']>['browsers'][number]) => b.state === 'active' && b.inFlight === 0 && b.warm === 2;
+      await waitFor(() => pool().stats().browsers.filter(idle).length === 2, 10_000);
       const results = await Promise.all([0, 1].map(() => pool().run(async (page) => (await sleep(200), pidOf(page)), TIMEOUT)));
       expect(new Set(results).size).toBe(2);
     });
