@@ -159,11 +159,14 @@ describe('Tracing', () => {
       const res = await stack.call('POST', '/v1/screenshot', { headers: key(), json: { html: '<p>traced</p>' } });
       expect(res.status).toBe(200);
       const traceId = res.headers['x-service-request-id'] as string;
+      // The edge's server span ends after the response is written, so it may come in a later export
+      // than the edge's calls to the others: wait for it too.
+      const namesOf = () => otlp.byTrace(traceId).map((s) => `${s.service}:${s.name}`);
       await until(() => {
         const services = new Set(otlp.byTrace(traceId).map((s) => s.service));
-        return services.has('edge-http') && services.has('auth-quota') && services.has('renderer');
-      }, 15_000, 'spans of all three services');
-      const names = otlp.byTrace(traceId).map((s) => `${s.service}:${s.name}`);
+        return services.has('auth-quota') && services.has('renderer') && namesOf().includes('edge-http:POST /v1/screenshot');
+      }, 15_000, 'spans of all three services, the edge server span included');
+      const names = namesOf();
       expect(names.some((n) => n.startsWith('auth-quota:') && n.includes('AdmitRequest'))).toBe(true);
       expect(names).toContain('renderer:render screenshot');
       expect(names).toContain('edge-http:POST /v1/screenshot');

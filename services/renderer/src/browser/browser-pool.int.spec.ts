@@ -63,8 +63,10 @@ describe('BrowserPool', () => {
       const groups = pids(pool()) as number[];
       const profiles = groups.map((pid) => dirname(/--user-data-dir=(\S+)/.exec(cmdline(pid))?.[1] ?? '/nonexistent/x'));
       expect(profiles.every((p) => p && existsSync(p))).toBe(true);
+      // Stopped while the render is in flight (started, not queued behind the last test's renders).
+      await waitFor(() => pool().stats().browsers.every((b) => b.inFlight === 0), 10_000);
       const inFlight = pool().run(async (page) => (await sleep(300), visit('/blank')(page)), TIMEOUT);
-      await sleep(50);
+      await waitFor(() => pool().stats().browsers.some((b) => b.inFlight > 0), 5_000);
       await pool().stop();
       await expect(inFlight).resolves.toMatchObject({ title: 'blank' });
       // Nothing alive. Zygotes that exit just after the browser are re-parented to PID 1, which reaps them.
