@@ -163,8 +163,8 @@ describe('Tracing', () => {
       // than the edge's calls to the others: wait for it too.
       const namesOf = () => otlp.byTrace(traceId).map((s) => `${s.service}:${s.name}`);
       await until(() => {
-        const services = new Set(otlp.byTrace(traceId).map((s) => s.service));
-        return services.has('auth-quota') && services.has('renderer') && namesOf().includes('edge-http:POST /v1/screenshot');
+        const names = namesOf();
+        return ['auth-quota:', 'renderer:'].every((service) => names.some((n) => n.startsWith(service))) && names.includes('edge-http:POST /v1/screenshot');
       }, 15_000, 'spans of all three services, the edge server span included');
       const names = namesOf();
       expect(names.some((n) => n.startsWith('auth-quota:') && n.includes('AdmitRequest'))).toBe(true);

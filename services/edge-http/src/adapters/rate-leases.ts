@@ -103,15 +103,19 @@ export function rateLeases(inner: AuthQuota, options: Partial<RateLeaseOptions> 
     return changed !== undefined && t - changed < opts.settleMs;
   };
 
-  const renewalDue = (lease: Lease | undefined, t: number): lease is Lease =>
-    lease !== undefined && !lease.renewing && (t >= lease.renewAtMs || lease.units <= lease.renewBelowUnits);
+  /** The key's lease is due for renewal and nobody is asking for a lease of it yet. */
+  const renewalDue = (entry: Entry | undefined, t: number): entry is Entry & { lease: Lease } => {
+    if (!entry?.lease || entry.pending) return false;
+    const { lease } = entry;
+    return !lease.renewing && (t >= lease.renewAtMs || lease.units <= lease.renewBelowUnits);
+  };
 
   /** A request this edge admits at once from a lease, or undefined (then `admit`: auth-quota, or the lease's renewal). */
   const admitNow = (request: AdmitRequest): Admitted | undefined => {
     if (!leasable(request)) return undefined;
     const entry = entries.get(keyOf(request));
     const t = now();
-    if (entry && !entry.pending && renewalDue(entry.lease, t)) return undefined;
+    if (renewalDue(entry, t)) return undefined;
     return spend(entry, t);
   };
 
@@ -179,7 +183,7 @@ export function rateLeases(inner: AuthQuota, options: Partial<RateLeaseOptions> 
     const key = keyOf(request);
     const t = now();
     const existing = entries.get(key);
-    if (existing && !existing.pending && renewalDue(existing.lease, t)) {
+    if (renewalDue(existing, t)) {
       // Renewed ahead of its end: this request asks for the next lease, the others go on spending this one.
       existing.lease.renewing = true;
       return askWithLease(request, key, existing, unitsToAsk(existing)).catch((err: unknown) => {
