@@ -102,7 +102,7 @@ async function loadBesideFloor(ctx: Ctx, floor: { port: number }, id: number, la
 
 /**
  * The cache hits (3) measures, each beside a floor answering its body size: the bench page's screenshot
- * (a 1920×1080 JPEG, where encrypting and writing the body weigh most) and a thumbnail of it (a body of a
+ * (a 1280×1080 JPEG, the default viewport, where encrypting and writing the body weigh most) and a thumbnail of it (a body of a
  * few kB, where what the service does per request weighs most).
  */
 const CACHE_HITS = [
