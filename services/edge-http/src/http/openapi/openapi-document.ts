@@ -72,6 +72,10 @@ const HEADERS: Record<string, { description: string; schema: Json; required?: bo
     description: 'inline, or attachment; filename="NAME.EXT" with attachment_name.',
     schema: { type: 'string' },
   },
+  'Content-Security-Policy': {
+    description: "sandbox, on a result that is markup a browser would run (a scrape's HTML): shown, but in an opaque origin with scripts and forms off.",
+    schema: { type: 'string', enum: ['sandbox'] },
+  },
   'X-Service-Metadata-Title': { description: 'With metadata_title: the page title, percent-encoded UTF-8.', schema: { type: 'string' } },
   'X-Service-Metadata-Icon': { description: 'With metadata_icon: absolute URL of the page icon.', schema: { type: 'string' } },
   'X-Service-Metadata-Fonts': { description: 'With metadata_fonts: font families used, percent-encoded, comma-separated.', schema: { type: 'string' } },
@@ -144,7 +148,7 @@ function renderOperation(operation: Operation, method: string, route: RouteInfo)
   const needsUrl = !Object.hasOwn(params, 'html');
   const success = {
     description: `The ${operation} result.`,
-    headers: headerRefs([...REQUEST_ID, ...RATE_LIMIT, 'Content-Disposition', 'X-Service-Cache', ...METADATA]),
+    headers: headerRefs([...REQUEST_ID, ...RATE_LIMIT, 'Content-Disposition', 'Content-Security-Policy', 'X-Service-Cache', ...METADATA]),
     content: Object.fromEntries((RESULT_TYPES[operation] ?? ['*/*']).map((type) => [type, { schema: { type: 'string', format: 'binary' } }])),
   };
   const accepted = {
@@ -240,7 +244,7 @@ const ROUTE_DOCS: Record<string, RouteDoc> = {
     operationId: 'resultFile',
     tag: 'Render',
     summary: 'A kept result file',
-    description: 'Public by its unguessable name (no key) until it expires.',
+    description: 'Public by its unguessable name (no key) until it expires. A scraped page is served with Content-Security-Policy: sandbox.',
   },
   'POST /v1/tasks': { operationId: 'createTask', tag: 'Tasks', summary: 'Create a scheduled task (Scale plan)', status: 201, body: Task, request: taskBody(true) },
   'GET /v1/tasks': { operationId: 'listTasks', tag: 'Tasks', summary: 'List the scheduled tasks', body: TaskList },

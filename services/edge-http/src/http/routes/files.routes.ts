@@ -3,6 +3,7 @@ import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type { FastifyInstance } from 'fastify';
 import type { OpenResultFile } from '../../results/result-file.js';
 import { contentDisposition } from '../content-disposition.js';
+import { resultPolicyHeaders } from '../result-policy.js';
 
 /**
  * GET /v1/files/{name}: a kept render result, public by its unguessable name until it expires (the
@@ -19,6 +20,7 @@ export async function filesRoutes(app: FastifyInstance, opts: { openResultFile: 
       .header('cache-control', `private, max-age=${maxAge}`)
       .header('expires', new Date(file.expiresUnixMs).toUTCString())
       .header('x-robots-tag', 'noindex')
+      .headers(resultPolicyHeaders(file.contentType))
       .headers(file.headers);
     return reply.send(Readable.fromWeb(body as NodeReadableStream<Uint8Array>));
   });

@@ -9,6 +9,7 @@ import { inputOf } from '../access-key.js';
 import { contentDisposition } from '../content-disposition.js';
 import { filesBaseUrl, reserveDeferredQuota } from '../reservation.js';
 import { rememberedValidation } from '../render-input.js';
+import { resultPolicyHeaders } from '../result-policy.js';
 
 export interface RenderRoutesOptions {
   renderSync: RenderSync;
@@ -29,6 +30,7 @@ export async function renderRoutes(app: FastifyInstance, opts: RenderRoutesOptio
     void reply
       .header('content-type', outcome.contentType)
       .header('content-disposition', contentDisposition(attachmentName, outcome.extension))
+      .headers(resultPolicyHeaders(outcome.contentType))
       .headers(outcome.headers);
     return reply.send(Buffer.from(outcome.body.buffer, outcome.body.byteOffset, outcome.body.byteLength));
   };

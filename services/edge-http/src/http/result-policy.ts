@@ -1,0 +1,17 @@
+/**
+ * A render result is someone else's content served from this API's origin, the origin the dashboard's
+ * session lives on. Opened in a browser (a render link, a result file), a scraped page would run its
+ * scripts here and could read the dashboard's API with the owner's session. Markup a browser runs is
+ * therefore served in a CSP sandbox: shown as it was scraped, but in an opaque origin, with no scripts
+ * and no forms. Images, PDFs, videos and Markdown are not documents that run anything, and a sandbox
+ * would stop a browser's PDF viewer, so they get nothing.
+ */
+const ACTIVE_DOCUMENT = /^\s*(text\/html|application\/xhtml\+xml|image\/svg\+xml|text\/xml|application\/xml)\s*(;|$)/i;
+
+const SANDBOXED: Readonly<Record<string, string>> = Object.freeze({ 'content-security-policy': 'sandbox' });
+const NONE: Readonly<Record<string, string>> = Object.freeze({});
+
+/** The headers a result of this content type is served with beyond its type: a CSP sandbox for markup. */
+export function resultPolicyHeaders(contentType: string): Readonly<Record<string, string>> {
+  return ACTIVE_DOCUMENT.test(contentType) ? SANDBOXED : NONE;
+}
