@@ -158,6 +158,14 @@ describe('/docs in a browser', () => {
       );
       expect(shown.sort()).toEqual(operations.sort());
       expect(outside, 'every asset comes from the service').toEqual([]);
+      // Its Content-Security-Policy holds in the browser: a script added to the page does not run.
+      const injected = await page.evaluate(() => {
+        const script = document.createElement('script');
+        script.textContent = 'window.__injected = true';
+        document.head.append(script);
+        return (window as unknown as { __injected?: boolean }).__injected ?? false;
+      });
+      expect(injected).toBe(false);
 
       // Authorize with the access key (the header scheme), then try GET /v1/usage.
       await page.click('.btn.authorize');

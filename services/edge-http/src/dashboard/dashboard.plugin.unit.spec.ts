@@ -76,6 +76,9 @@ describe('Dashboard HTTP', () => {
       expect(page.statusCode).toBe(200);
       expect(page.headers['content-type']).toMatch(/text\/html/);
       expect(page.headers['content-security-policy']).toContain("default-src 'self'");
+      expect(page.headers['x-frame-options']).toBe('DENY');
+      expect(page.headers['cross-origin-opener-policy']).toBe('same-origin');
+      expect(page.headers['x-dns-prefetch-control']).toBe('off');
       expect(page.body).not.toMatch(/(src|href)="(https?:)?\/\//);
       // (From the sources here: the compiled modules are checked by the e2e suite against the build.)
       for (const asset of ['/dashboard/assets/app.css']) {

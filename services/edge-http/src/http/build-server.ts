@@ -92,9 +92,10 @@ export async function buildServer(deps: HttpDeps): Promise<FastifyInstance> {
     }
   });
 
-  // Every response, errors included: the security headers (computed once) and X-Service-Request-Id,
+  // Every response, errors included: the security headers that act on any response (computed once; the
+  // service's own pages add the page-only ones) and X-Service-Request-Id,
   // the trace id. The trace's server span takes the route's name (POST /v1/tasks/:id).
-  const security = securityHeaders();
+  const security = securityHeaders().everyResponse;
   let closing = false;
   // HTTP server latency and status by route template (probes are not traffic).
   const recordHttp = httpServerDuration();

@@ -68,6 +68,19 @@ describe('edge-http routes', () => {
       expect(renderSync).toHaveBeenLastCalledWith(expect.objectContaining({ reservationId: 'r1' }));
       expect(reservations.endedWithoutJob).not.toHaveBeenCalled();
     });
+
+    it("should carry the security headers that act on any response, and not the ones only HTML pages read", async () => {
+      const res = await app.inject({ method: 'POST', url: '/v1/screenshot', headers: { 'x-access-key': VALID_KEY }, payload: { url: 'http://a.test/' } });
+      expect(res.headers).toMatchObject({
+        'strict-transport-security': 'max-age=31536000; includeSubDomains',
+        'x-content-type-options': 'nosniff',
+        'x-frame-options': 'SAMEORIGIN',
+        'referrer-policy': 'no-referrer',
+      });
+      for (const pageOnly of ['cross-origin-opener-policy', 'origin-agent-cluster', 'x-dns-prefetch-control', 'x-download-options', 'x-permitted-cross-domain-policies', 'x-xss-protection']) {
+        expect(res.headers[pageOnly], pageOnly).toBeUndefined();
+      }
+    });
   });
 
   describe('When a scrape answers HTML (someone else\'s page, served from this origin)', () => {

@@ -9,15 +9,37 @@ export const SECURITY_HEADER_OPTIONS: Readonly<HelmetOptions> = {
 };
 
 /**
- * The headers helmet sets for `options`, computed once: they are the same on every response, so each
- * request copies a ready object instead of running helmet's middleware chain.
+ * The headers that matter on every response a browser may load, an API answer (JSON, an image, a PDF)
+ * included: HSTS, no type sniffing, no framing by other origins, no referrer (OWASP's set for REST
+ * APIs). The others helmet sets (COOP, Origin-Agent-Cluster, X-DNS-Prefetch-Control,
+ * X-Download-Options, X-Permitted-Cross-Domain-Policies, X-XSS-Protection) act on HTML pages only.
  */
-export function securityHeaders(options: Readonly<HelmetOptions> = SECURITY_HEADER_OPTIONS): Readonly<Record<string, string>> {
+const ON_EVERY_RESPONSE: ReadonlySet<string> = new Set(['strict-transport-security', 'x-content-type-options', 'x-frame-options', 'referrer-policy']);
+
+export interface SecurityHeaders {
+  /** On every response, errors included. */
+  readonly everyResponse: Readonly<Record<string, string>>;
+  /** Added to the HTML pages the service serves itself (the dashboard, the API reference). */
+  readonly pagesOnly: Readonly<Record<string, string>>;
+}
+
+/**
+ * The headers helmet sets for `options`, computed once and split by where they act: they are the same
+ * on every response, so each request copies a ready object instead of running helmet's middleware chain.
+ */
+export function securityHeaders(options: Readonly<HelmetOptions> = SECURITY_HEADER_OPTIONS): SecurityHeaders {
   const headers: Record<string, string> = {};
   const recorder = {
     setHeader: (name: string, value: unknown) => void (headers[name.toLowerCase()] = String(value)),
     removeHeader: (name: string) => void delete headers[name.toLowerCase()],
   };
   helmet(options)({} as IncomingMessage, recorder as unknown as ServerResponse, () => undefined);
-  return Object.freeze(headers);
+  const entries = Object.entries(headers);
+  return {
+    everyResponse: Object.freeze(Object.fromEntries(entries.filter(([name]) => ON_EVERY_RESPONSE.has(name)))),
+    pagesOnly: Object.freeze(Object.fromEntries(entries.filter(([name]) => !ON_EVERY_RESPONSE.has(name)))),
+  };
 }
+
+/** The page-only headers of the service's own security options. */
+export const PAGE_SECURITY_HEADERS: Readonly<Record<string, string>> = securityHeaders().pagesOnly;

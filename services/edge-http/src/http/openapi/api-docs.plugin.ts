@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { PAGE_SECURITY_HEADERS } from '../security-headers.js';
 import { buildOpenApiDocument, type RouteInfo } from './openapi-document.js';
 
 const DOCS_PREFIX = '/docs';
@@ -23,7 +24,8 @@ export function collectRoutes(app: FastifyInstance): readonly RouteInfo[] {
 /**
  * GET /openapi.json, the OpenAPI 3.1 document of the routes the server registered (built once they
  * all are, when the server is ready), and GET /docs, an interactive reference over it served from the
- * service's own assets (Swagger UI: authorize with an access key, then send requests).
+ * service's own assets (Swagger UI: authorize with an access key, then send requests), under a
+ * Content-Security-Policy that runs nothing else.
  */
 export async function apiDocs(app: FastifyInstance, opts: { routes: readonly RouteInfo[] }) {
   const document: Record<string, unknown> = {};
@@ -33,6 +35,15 @@ export async function apiDocs(app: FastifyInstance, opts: { routes: readonly Rou
   await app.register(swagger, { mode: 'static', specification: { document: document as never } });
   await app.register(swaggerUi, {
     routePrefix: DOCS_PREFIX,
+    // The page shares its origin with the dashboard's session: a Content-Security-Policy lets only its
+    // own assets (and the inline scripts it ships, by hash) run there.
+    staticCSP: true,
+    uiHooks: {
+      onRequest: (_request, reply, done) => {
+        void reply.headers(PAGE_SECURITY_HEADERS);
+        done();
+      },
+    },
     uiConfig: { deepLinking: true, displayRequestDuration: true, tryItOutEnabled: true, persistAuthorization: false },
   });
   app.get('/openapi.json', async (_request, reply) => reply.type('application/json; charset=utf-8').send(document));

@@ -204,5 +204,15 @@ describe('GET /docs', () => {
       }
       expect((await app.inject({ method: 'GET', url: '/docs/json' })).json()).toEqual(doc);
     });
+
+    it('should serve the page under a Content-Security-Policy that runs only its own scripts', async () => {
+      const csp = String((await app.inject({ method: 'GET', url: '/docs/' })).headers['content-security-policy']);
+      expect(csp).toContain("default-src 'self'");
+      expect(csp).toMatch(/script-src 'self'( 'sha256-[^']+')* ?;/);
+      expect(csp).toContain("object-src 'none'");
+      const page = await app.inject({ method: 'GET', url: '/docs/' });
+      expect(page.headers['cross-origin-opener-policy']).toBe('same-origin');
+      expect(page.headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
+    });
   });
 });
