@@ -69,7 +69,7 @@ describe('edge-http routes', () => {
       expect(reservations.endedWithoutJob).not.toHaveBeenCalled();
     });
 
-    it("should carry the security headers that act on any response, and not the ones only HTML pages read", async () => {
+    it('should carry the security headers that act on any response, and not the ones only HTML pages read', async () => {
       const res = await app.inject({ method: 'POST', url: '/v1/screenshot', headers: { 'x-access-key': VALID_KEY }, payload: { url: 'http://a.test/' } });
       expect(res.headers).toMatchObject({
         'strict-transport-security': 'max-age=31536000; includeSubDomains',
@@ -83,7 +83,7 @@ describe('edge-http routes', () => {
     });
   });
 
-  describe('When a scrape answers HTML (someone else\'s page, served from this origin)', () => {
+  describe("When a scrape answers HTML (someone else's page, served from this origin)", () => {
     it('should serve it in a CSP sandbox, and an image without one', async () => {
       renderSync.mockResolvedValueOnce({ body: Buffer.from('<script>1</script>'), contentType: 'text/html; charset=utf-8', extension: 'html', headers: {} });
       const html = await app.inject({ method: 'POST', url: '/v1/scrape', headers: { 'x-access-key': VALID_KEY }, payload: { url: 'http://a.test/' } });
