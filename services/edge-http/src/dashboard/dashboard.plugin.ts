@@ -7,7 +7,7 @@ import type { GetRenderStatus } from '../results/render-status.js';
 import type { TaskScheduler } from '../http/routes/tasks.routes.js';
 import type { AccountConsole, RecentRenders } from './ports.js';
 import type { DashboardSessions } from './sessions.js';
-import { PAGE_SECURITY_HEADERS } from '../http/security-headers.js';
+import { SECURITY_HEADERS } from '../http/security-headers.js';
 import { assertSameOrigin, isChange, requireSession } from './request-guard.js';
 import { sessionRoutes } from './routes/session.routes.js';
 import { accountRoutes } from './routes/account.routes.js';
@@ -48,7 +48,7 @@ export async function dashboardPlugin(app: FastifyInstance, opts: DashboardOptio
   await app.register(cookie);
 
   app.addHook('onSend', async (request, reply) => {
-    void reply.headers(PAGE_SECURITY_HEADERS).header('content-security-policy', PAGE_CSP).header('x-frame-options', 'DENY');
+    void reply.headers(SECURITY_HEADERS.pagesOnly).header('content-security-policy', PAGE_CSP).header('x-frame-options', 'DENY');
     if (request.url.startsWith('/dashboard/api')) void reply.header('cache-control', 'no-store');
   });
 

@@ -9,7 +9,7 @@ import type { AuthQuota, ReservationOutcomes } from '../application/ports.js';
 import type { RenderSync } from '../application/render-sync.js';
 import type { AsyncHttpDeps } from './async-http-deps.js';
 import { clientErrorHandler, errorHandler, frameworkErrorHandler, notFoundHandler, requestIdOf } from './errors.js';
-import { securityHeaders } from './security-headers.js';
+import { SECURITY_HEADERS } from './security-headers.js';
 import { admissionPlugin } from './plugins/admission.plugin.js';
 import { availabilityPlugin } from './plugins/availability.plugin.js';
 import { healthRoutes } from './routes/health.routes.js';
@@ -95,7 +95,7 @@ export async function buildServer(deps: HttpDeps): Promise<FastifyInstance> {
   // Every response, errors included: the security headers that act on any response (computed once; the
   // service's own pages add the page-only ones) and X-Service-Request-Id,
   // the trace id. The trace's server span takes the route's name (POST /v1/tasks/:id).
-  const security = securityHeaders().everyResponse;
+  const security = SECURITY_HEADERS.everyResponse;
   let closing = false;
   // HTTP server latency and status by route template (probes are not traffic).
   const recordHttp = httpServerDuration();

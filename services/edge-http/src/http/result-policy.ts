@@ -1,3 +1,6 @@
+import type { FastifyReply } from 'fastify';
+import { contentDisposition } from './content-disposition.js';
+
 /**
  * A render result is someone else's content served from this API's origin, the origin the dashboard's
  * session lives on. Opened in a browser (a render link, a result file), a scraped page would run its
@@ -14,4 +17,21 @@ const NONE: Readonly<Record<string, string>> = Object.freeze({});
 /** The headers a result of this content type is served with beyond its type: a CSP sandbox for markup. */
 export function resultPolicyHeaders(contentType: string): Readonly<Record<string, string>> {
   return ACTIVE_DOCUMENT.test(contentType) ? SANDBOXED : NONE;
+}
+
+/** What a render result is served with, whichever route serves it (a render, a cache hit, a result file). */
+export interface ServedResult {
+  contentType: string;
+  extension: string;
+  /** The render's own headers (metadata). */
+  headers: Readonly<Record<string, string>>;
+}
+
+/** Sets a result's headers on `reply`: its type, Content-Disposition, the sandbox for markup, its own headers. */
+export function setResultHeaders(reply: FastifyReply, result: ServedResult, attachmentName: string | undefined): FastifyReply {
+  return reply
+    .header('content-type', result.contentType)
+    .header('content-disposition', contentDisposition(attachmentName, result.extension))
+    .headers(resultPolicyHeaders(result.contentType))
+    .headers(result.headers);
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import helmet, { type HelmetOptions } from 'helmet';
 
 /** The API's security headers: HSTS for a year with subdomains; no CSP or CORP (it serves no pages to embed). */
-export const SECURITY_HEADER_OPTIONS: Readonly<HelmetOptions> = {
+const SECURITY_HEADER_OPTIONS: Readonly<HelmetOptions> = {
   hsts: { maxAge: 31_536_000, includeSubDomains: true },
   contentSecurityPolicy: false,
   crossOriginResourcePolicy: false,
@@ -24,16 +24,17 @@ export interface SecurityHeaders {
 }
 
 /**
- * The headers helmet sets for `options`, computed once and split by where they act: they are the same
- * on every response, so each request copies a ready object instead of running helmet's middleware chain.
+ * The headers helmet sets for the service's options, computed once at start-up and split by where they
+ * act: they are the same on every response, so each request copies a ready object instead of running
+ * helmet's middleware chain.
  */
-export function securityHeaders(options: Readonly<HelmetOptions> = SECURITY_HEADER_OPTIONS): SecurityHeaders {
+function helmetHeaders(): SecurityHeaders {
   const headers: Record<string, string> = {};
   const recorder = {
     setHeader: (name: string, value: unknown) => void (headers[name.toLowerCase()] = String(value)),
     removeHeader: (name: string) => void delete headers[name.toLowerCase()],
   };
-  helmet(options)({} as IncomingMessage, recorder as unknown as ServerResponse, () => undefined);
+  helmet(SECURITY_HEADER_OPTIONS)({} as IncomingMessage, recorder as unknown as ServerResponse, () => undefined);
   const entries = Object.entries(headers);
   return {
     everyResponse: Object.freeze(Object.fromEntries(entries.filter(([name]) => ON_EVERY_RESPONSE.has(name)))),
@@ -41,5 +42,4 @@ export function securityHeaders(options: Readonly<HelmetOptions> = SECURITY_HEAD
   };
 }
 
-/** The page-only headers of the service's own security options. */
-export const PAGE_SECURITY_HEADERS: Readonly<Record<string, string>> = securityHeaders().pagesOnly;
+export const SECURITY_HEADERS: SecurityHeaders = helmetHeaders();

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { PAGE_SECURITY_HEADERS } from '../security-headers.js';
+import { SECURITY_HEADERS } from '../security-headers.js';
 import { buildOpenApiDocument, type RouteInfo } from './openapi-document.js';
 
 const DOCS_PREFIX = '/docs';
@@ -40,7 +40,7 @@ export async function apiDocs(app: FastifyInstance, opts: { routes: readonly Rou
     staticCSP: true,
     uiHooks: {
       onRequest: (_request, reply, done) => {
-        void reply.headers(PAGE_SECURITY_HEADERS);
+        void reply.headers(SECURITY_HEADERS.pagesOnly);
         done();
       },
     },

@@ -206,11 +206,11 @@ describe('GET /docs', () => {
     });
 
     it('should serve the page under a Content-Security-Policy that runs only its own scripts', async () => {
-      const csp = String((await app.inject({ method: 'GET', url: '/docs/' })).headers['content-security-policy']);
+      const page = await app.inject({ method: 'GET', url: '/docs/' });
+      const csp = String(page.headers['content-security-policy']);
       expect(csp).toContain("default-src 'self'");
       expect(csp).toMatch(/script-src 'self'( 'sha256-[^']+')* ?;/);
       expect(csp).toContain("object-src 'none'");
-      const page = await app.inject({ method: 'GET', url: '/docs/' });
       expect(page.headers['cross-origin-opener-policy']).toBe('same-origin');
       expect(page.headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
     });

@@ -2,8 +2,7 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type { FastifyInstance } from 'fastify';
 import type { OpenResultFile } from '../../results/result-file.js';
-import { contentDisposition } from '../content-disposition.js';
-import { resultPolicyHeaders } from '../result-policy.js';
+import { setResultHeaders } from '../result-policy.js';
 
 /**
  * GET /v1/files/{name}: a kept render result, public by its unguessable name until it expires (the
@@ -13,15 +12,11 @@ export async function filesRoutes(app: FastifyInstance, opts: { openResultFile: 
   app.get<{ Params: { name: string } }>('/v1/files/:name', async (request, reply) => {
     const { file, body } = await opts.openResultFile(request.params.name);
     const maxAge = Math.max(0, Math.floor((file.expiresUnixMs - Date.now()) / 1000));
-    void reply
-      .header('content-type', file.contentType)
+    void setResultHeaders(reply, file, file.attachmentName)
       .header('content-length', String(file.size))
-      .header('content-disposition', contentDisposition(file.attachmentName, file.extension))
       .header('cache-control', `private, max-age=${maxAge}`)
       .header('expires', new Date(file.expiresUnixMs).toUTCString())
-      .header('x-robots-tag', 'noindex')
-      .headers(resultPolicyHeaders(file.contentType))
-      .headers(file.headers);
+      .header('x-robots-tag', 'noindex');
     return reply.send(Readable.fromWeb(body as NodeReadableStream<Uint8Array>));
   });
 }

@@ -6,10 +6,9 @@ import type { RenderAsync } from '../../results/render-async.js';
 import type { RenderCached } from '../../results/render-cached.js';
 import type { RenderOutcome, RenderSync } from '../../application/render-sync.js';
 import { inputOf } from '../access-key.js';
-import { contentDisposition } from '../content-disposition.js';
 import { filesBaseUrl, reserveDeferredQuota } from '../reservation.js';
 import { rememberedValidation } from '../render-input.js';
-import { resultPolicyHeaders } from '../result-policy.js';
+import { setResultHeaders } from '../result-policy.js';
 
 export interface RenderRoutesOptions {
   renderSync: RenderSync;
@@ -27,11 +26,7 @@ const unavailable = () => new AppError('service_unavailable', 'This kind of rend
 export async function renderRoutes(app: FastifyInstance, opts: RenderRoutesOptions) {
   const validate = rememberedValidation({ maxEntries: 10_000 });
   const send = (reply: FastifyReply, outcome: RenderOutcome, attachmentName: string | undefined) => {
-    void reply
-      .header('content-type', outcome.contentType)
-      .header('content-disposition', contentDisposition(attachmentName, outcome.extension))
-      .headers(resultPolicyHeaders(outcome.contentType))
-      .headers(outcome.headers);
+    void setResultHeaders(reply, outcome, attachmentName);
     return reply.send(Buffer.from(outcome.body.buffer, outcome.body.byteOffset, outcome.body.byteLength));
   };
 
