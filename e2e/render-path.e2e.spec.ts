@@ -151,6 +151,28 @@ describe('TLS', () => {
       expect(await handshake('TLSv1.1')).toMatch(/^error: .*(protocol|version)/i);
     });
   });
+
+  const cipherOf = (ciphers?: string) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = tlsConnect({ host: '127.0.0.1', port: stack.port, ca: stack.certPem, servername: 'localhost', ...(ciphers ? { ciphers } : {}) });
+      socket.once('secureConnect', () => {
+        resolve(`${socket.getProtocol()} ${socket.getCipher().name}`);
+        socket.end();
+      });
+      socket.once('error', reject);
+    });
+
+  describe('When a client offers the usual TLS 1.3 suites, AES-256-GCM first (OpenSSL and Node clients do)', () => {
+    it('should choose AES-128-GCM, cheaper per byte sent', async () => {
+      expect(await cipherOf()).toBe('TLSv1.3 TLS_AES_128_GCM_SHA256');
+    });
+  });
+
+  describe('When a client puts ChaCha20-Poly1305 first (a device without AES instructions)', () => {
+    it("should follow the client's choice", async () => {
+      expect(await cipherOf('TLS_CHACHA20_POLY1305_SHA256:TLS_AES_256_GCM_SHA384:TLS_AES_128_GCM_SHA256')).toBe('TLSv1.3 TLS_CHACHA20_POLY1305_SHA256');
+    });
+  });
 });
 
 describe('Tracing', () => {

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
+import { httpsServerOptions } from '@app/runtime';
 import type { AddressInfo } from 'node:net';
 
 export interface HttpsFloor {
@@ -8,13 +9,13 @@ export interface HttpsFloor {
 }
 
 /**
- * The floor of scenarios (3) and (4): a bare Node HTTPS server with the service's certificate (in the
- * bench's own process, idle while wrk runs) that reads each request's body and answers it with
- * `bodyBytes` bytes. No framework, no admission, no lookup: what one HTTPS request costs on this machine.
+ * The floor of scenarios (3) and (4): a bare Node HTTPS server with the service's certificate and TLS
+ * settings (in the bench's own process, idle while wrk runs) that reads each request's body and
+ * answers it with `bodyBytes` bytes. No framework, no admission, no lookup: what one HTTPS request costs on this machine.
  */
 export async function startHttpsFloor(opts: { certFile: string; keyFile: string; bodyBytes: number }): Promise<HttpsFloor> {
   const body = Buffer.alloc(opts.bodyBytes, 0x61);
-  const server = createServer({ cert: readFileSync(opts.certFile), key: readFileSync(opts.keyFile), minVersion: 'TLSv1.2' }, (req, res) => {
+  const server = createServer(httpsServerOptions({ cert: readFileSync(opts.certFile), key: readFileSync(opts.keyFile) }), (req, res) => {
     req.resume();
     req.on('end', () => {
       res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': body.length });

@@ -10,7 +10,7 @@ import { serviceClient, type ServiceClient } from './client.js';
 import { BENCH_ROUTES } from './fixture-page.js';
 import { latencyScenario } from './scenarios/latency.js';
 import { throughputScenario } from './scenarios/throughput.js';
-import { httpLoad, mergeRuns } from './scenarios/http-load.js';
+import { httpLoad, mergeRuns, type HttpLoadResult } from './scenarios/http-load.js';
 import { startHttpsFloor } from './https-floor.js';
 import { memoryScenario } from './scenarios/memory.js';
 import { schedulerScenario } from './scenarios/scheduler.js';
@@ -69,10 +69,14 @@ async function throughput(ctx: Ctx) {
 }
 
 /**
- * Scenarios (3) and (4) run between two halves of their floor's run (floor, ours, floor: the floor's
- * figures are those of both halves), so a machine whose speed drifts during the run weighs on both alike.
+ * Scenarios (3) and (4) run interleaved with their floor's run, in slices of equal length in the order
+ * floor, ours, ours, floor, repeated (so a machine whose speed drifts during the run weighs on both
+ * alike); each side's figures are those of all its slices together (requests/s over their whole time,
+ * percentiles over every request).
  */
 const LOAD_SECONDS = quick ? 4 : 10;
+/** wrk takes whole seconds. */
+const SLICE_SECONDS = 2;
 
 const loadOptions = (port: number, accessKey: string, body: Record<string, unknown>, path = '/v1/screenshot', seconds = LOAD_SECONDS) => ({
   url: `https://127.0.0.1:${port}${path}`,
@@ -86,18 +90,25 @@ const loadOptions = (port: number, accessKey: string, body: Record<string, unkno
 /** Unmeasured load on each server before its figures count: compiled code and a busy key's rate lease are steady by then. */
 const WARMUP_SECONDS = quick ? 2 : 3;
 
-/** Scenario `id` between two halves of the floor's run under the same requests, both warmed first; a row each for requests/s and p99. */
+/** A load's figures without its latency distribution (which only merging needs). */
+const figures = ({ latencyUs: _, ...rest }: HttpLoadResult) => rest;
+
+/** Scenario `id` interleaved with the floor's run under the same requests, both warmed first; a row each for requests/s and p99. */
 async function loadBesideFloor(ctx: Ctx, floor: { port: number }, id: number, label: string, accessKey: string, body: Record<string, unknown>) {
-  log(`${label} (between two halves of the floor's run)`);
+  log(`${label} (interleaved with the floor's run)`);
   await httpLoad(loadOptions(floor.port, accessKey, body, '/', WARMUP_SECONDS));
   await httpLoad(loadOptions(ctx.stack.port, accessKey, body, '/v1/screenshot', WARMUP_SECONDS));
-  const floorHalf = () => httpLoad(loadOptions(floor.port, accessKey, body, '/', LOAD_SECONDS / 2));
-  const before = await floorHalf();
-  const ours = await httpLoad(loadOptions(ctx.stack.port, accessKey, body));
-  const base = mergeRuns([before, await floorHalf()]);
+  const floorRuns: HttpLoadResult[] = [];
+  const ourRuns: HttpLoadResult[] = [];
+  const floorSlice = async () => floorRuns.push(await httpLoad(loadOptions(floor.port, accessKey, body, '/', SLICE_SECONDS)));
+  const ourSlice = async () => ourRuns.push(await httpLoad(loadOptions(ctx.stack.port, accessKey, body, '/v1/screenshot', SLICE_SECONDS)));
+  // floor, ours | ours, floor | floor, ours ...
+  for (let i = 0; i < LOAD_SECONDS / SLICE_SECONDS; i++) for (const slice of i % 2 === 0 ? [floorSlice, ourSlice] : [ourSlice, floorSlice]) await slice();
+  const ours = mergeRuns(ourRuns);
+  const base = mergeRuns(floorRuns);
   rows.push({ scenario: `(${id}) ${label}`, metric: 'requests/s', ours: round(ours.requestsPerSecond, 0), floor: round(base.requestsPerSecond, 0) });
   rows.push({ scenario: `(${id}) ${label}`, metric: 'p99 ms', ours: round(ours.p99Ms, 2), floor: round(base.p99Ms, 2) });
-  return { ours, floor: base };
+  return { ours: figures(ours), floor: figures(base) };
 }
 
 /**
@@ -121,7 +132,7 @@ async function warmCache(ctx: Ctx, request: Record<string, unknown>): Promise<nu
 }
 
 /**
- * (3) cache hits and (4) refusals, each between two halves of the floor's run: a bare Node HTTPS server with the stack's
+ * (3) cache hits and (4) refusals, each interleaved with its floor's run: a bare Node HTTPS server with the stack's
  * certificate and a cache hit's body size (refusals: the page's). Each floor's own rows go before its (3).
  */
 async function besideTheFloor(ctx: Ctx) {

@@ -4,7 +4,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyServerFactory
 import { AppError } from '@app/errors';
 import { httpServerDuration, nameHttpRoute, traceIncomingRequests } from '@app/telemetry';
 import type { Logger } from '@app/logging';
-import type { ReadinessCheck } from '@app/runtime';
+import { httpsServerOptions, type ReadinessCheck } from '@app/runtime';
 import type { AuthQuota, ReservationOutcomes } from '../application/ports.js';
 import type { RenderSync } from '../application/render-sync.js';
 import type { AsyncHttpDeps } from './async-http-deps.js';
@@ -52,7 +52,7 @@ const UNTRACED_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz']);
 function tracedServer(tls: HttpDeps['tls']): FastifyServerFactory {
   return (handler, options) => {
     const listener = traceIncomingRequests<IncomingMessage, ServerResponse>(handler, { ignore: (req) => UNTRACED_PATHS.has(req.url ?? '') });
-    const server = tls ? createHttpsServer({ key: tls.key, cert: tls.cert, minVersion: 'TLSv1.2' }, listener) : createHttpServer(listener);
+    const server = tls ? createHttpsServer(httpsServerOptions(tls), listener) : createHttpServer(listener);
     const { keepAliveTimeout, requestTimeout, connectionTimeout } = options as { keepAliveTimeout?: number; requestTimeout?: number; connectionTimeout?: number };
     server.keepAliveTimeout = keepAliveTimeout ?? 72_000;
     server.requestTimeout = requestTimeout ?? 0;
