@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
-import { httpsServerOptions } from '@app/runtime';
 import type { AddressInfo } from 'node:net';
+import { httpsServerOptions } from '@app/runtime';
 
 export interface HttpsFloor {
   url: string;
@@ -11,7 +11,8 @@ export interface HttpsFloor {
 /**
  * The floor of scenarios (3) and (4): a bare Node HTTPS server with the service's certificate and TLS
  * settings (in the bench's own process, idle while wrk runs) that reads each request's body and
- * answers it with `bodyBytes` bytes. No framework, no admission, no lookup: what one HTTPS request costs on this machine.
+ * answers it with `bodyBytes` bytes. No framework, no admission, no lookup: what one HTTPS request
+ * costs on this machine.
  */
 export async function startHttpsFloor(opts: { certFile: string; keyFile: string; bodyBytes: number }): Promise<HttpsFloor> {
   const body = Buffer.alloc(opts.bodyBytes, 0x61);
