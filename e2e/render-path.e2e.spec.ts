@@ -1,4 +1,4 @@
-import { connect as tlsConnect } from 'node:tls';
+import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   holdRoute,
@@ -126,24 +126,25 @@ describe('GET /v1/screenshot', () => {
 });
 
 describe('TLS', () => {
-  const handshake = (maxVersion: 'TLSv1.1' | 'TLSv1.2') =>
-    new Promise<string>((resolve) => {
-      const socket = tlsConnect({
-        host: '127.0.0.1',
-        port: stack.port,
-        ca: stack.certPem,
-        servername: 'localhost',
-        minVersion: 'TLSv1',
-        maxVersion,
-        // Let this client really offer TLS 1.1, so a refusal comes from the server.
-        ciphers: 'DEFAULT@SECLEVEL=0',
-      });
+  /** A handshake with the stack as a client with `options`: what it negotiated, or `error: …`. */
+  const negotiate = (options: ConnectionOptions) =>
+    new Promise<{ protocol: string; cipher: string } | string>((resolve) => {
+      const socket = tlsConnect({ host: '127.0.0.1', port: stack.port, ca: stack.certPem, servername: 'localhost', ...options });
       socket.once('secureConnect', () => {
-        resolve(socket.getProtocol() ?? 'unknown');
+        resolve({ protocol: socket.getProtocol() ?? 'unknown', cipher: socket.getCipher().name });
         socket.end();
       });
       socket.once('error', (err) => resolve(`error: ${err.message}`));
     });
+  const handshake = async (maxVersion: 'TLSv1.1' | 'TLSv1.2') => {
+    // Let this client really offer TLS 1.1, so a refusal comes from the server.
+    const result = await negotiate({ minVersion: 'TLSv1', maxVersion, ciphers: 'DEFAULT@SECLEVEL=0' });
+    return typeof result === 'string' ? result : result.protocol;
+  };
+  const cipherOf = async (ciphers?: string) => {
+    const result = await negotiate(ciphers ? { ciphers } : {});
+    return typeof result === 'string' ? result : `${result.protocol} ${result.cipher}`;
+  };
 
   describe('When a client offers at most TLS 1.1', () => {
     it('should refuse the handshake, while TLS 1.2 succeeds', async () => {
@@ -151,16 +152,6 @@ describe('TLS', () => {
       expect(await handshake('TLSv1.1')).toMatch(/^error: .*(protocol|version)/i);
     });
   });
-
-  const cipherOf = (ciphers?: string) =>
-    new Promise<string>((resolve, reject) => {
-      const socket = tlsConnect({ host: '127.0.0.1', port: stack.port, ca: stack.certPem, servername: 'localhost', ...(ciphers ? { ciphers } : {}) });
-      socket.once('secureConnect', () => {
-        resolve(`${socket.getProtocol()} ${socket.getCipher().name}`);
-        socket.end();
-      });
-      socket.once('error', reject);
-    });
 
   describe('When a client offers the usual TLS 1.3 suites, AES-256-GCM first (OpenSSL and Node clients do)', () => {
     it('should choose AES-128-GCM, cheaper per byte sent', async () => {
