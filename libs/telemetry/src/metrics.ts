@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { metrics, ValueType, type Attributes, type Meter } from '@opentelemetry/api';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
+import { bucketedHistogram, bucketedHistograms } from './bucketed-histograms.js';
 
 export { ValueType, type Attributes, type Meter };
 export type { Counter, Histogram, ObservableGauge, ObservableCounter, ObservableResult } from '@opentelemetry/api';
@@ -10,11 +11,12 @@ type Global = typeof globalThis & { [READER_KEY]?: PrometheusExporter };
 
 /**
  * The metric reader of this process: Prometheus text on demand, served by the service's own operations
- * port (`serveMetrics`) rather than by a server of the exporter's. Collection happens only when scraped.
+ * port (`serveMetrics`) rather than by a server of the exporter's. Collection happens only when scraped,
+ * of the SDK's instruments and of the bucketed histograms (`bucketedHistogram`) alike.
  */
 export function prometheusReader(): PrometheusExporter {
   const g = globalThis as Global;
-  g[READER_KEY] ??= new PrometheusExporter({ preventServerStart: true, withoutScopeInfo: true });
+  g[READER_KEY] ??= new PrometheusExporter({ preventServerStart: true, withoutScopeInfo: true, metricProducers: [bucketedHistograms] });
   return g[READER_KEY];
 }
 
@@ -56,13 +58,14 @@ export function attributeSets<A extends string | number, B extends string | numb
 /**
  * HTTP server latency and status by method and route template (`http.server.request.duration`, the
  * OpenTelemetry semantic convention), for servers whose requests the HTTP instrumentation does not see.
- * Attribute sets are reused per method, route and status: recording allocates nothing once seen.
+ * Recorded on every request: attribute sets are reused per method, route and status, and counted by a
+ * bucketed histogram, so recording allocates and hashes nothing once a combination has been seen.
  */
 export function httpServerDuration(): (method: string, route: string, status: number, seconds: number) => void {
-  const histogram = meter().createHistogram('http.server.request.duration', {
+  const histogram = bucketedHistogram('http.server.request.duration', {
     description: 'Duration of HTTP server requests.',
     unit: 's',
-    advice: { explicitBucketBoundaries: DURATION_BUCKETS_SECONDS },
+    boundaries: DURATION_BUCKETS_SECONDS,
   });
   const byMethod = new Map<string, (route: string, status: number) => Attributes>();
   return (method, route, status, seconds) => {
