@@ -10,6 +10,7 @@ import type { RenderSync } from '../application/render-sync.js';
 import type { AsyncHttpDeps } from './async-http-deps.js';
 import { clientErrorHandler, errorHandler, frameworkErrorHandler, notFoundHandler, requestIdOf } from './errors.js';
 import { SECURITY_HEADERS } from './security-headers.js';
+import { decorateMatchedRoute, routeOf } from './route-of.js';
 import { admissionPlugin } from './plugins/admission.plugin.js';
 import { availabilityPlugin } from './plugins/availability.plugin.js';
 import { healthRoutes } from './routes/health.routes.js';
@@ -99,8 +100,9 @@ export async function buildServer(deps: HttpDeps): Promise<FastifyInstance> {
   let closing = false;
   // HTTP server latency and status by route template (probes are not traffic).
   const recordHttp = httpServerDuration();
+  decorateMatchedRoute(app);
   app.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url;
+    const route = routeOf(request).url;
     if (route && !UNTRACED_PATHS.has(route)) recordHttp(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
@@ -108,7 +110,7 @@ export async function buildServer(deps: HttpDeps): Promise<FastifyInstance> {
     closing = true;
   });
   app.addHook('onRequest', (request, reply, done) => {
-    const route = request.routeOptions.url;
+    const route = routeOf(request).url;
     if (route) nameHttpRoute(request.method, route);
     void reply.headers(security).header('x-service-request-id', requestIdOf());
     if (closing) {

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Admitted, AdmitRequest, AuthQuota, ReservationOutcomes } from '../../application/ports.js';
 import { isTrueParam, planRestrictedFeaturesOf } from '@app/render-params';
 import { accessKeyOf, inputOf, rawQueryOf } from '../access-key.js';
+import { routeOf } from '../route-of.js';
 
 const EMPTY = new Uint8Array();
 
@@ -33,7 +34,7 @@ function mayBeCacheHit(request: FastifyRequest): boolean {
 /** Plan-restricted features a request's parameters ask for. */
 function featuresOf(request: FastifyRequest): string[] {
   const features: string[] = [];
-  const feature = request.routeOptions.config.feature;
+  const feature = routeOf(request).config.feature;
   if (feature) features.push(feature);
   const input = inputOf(request);
   if (input) features.push(...planRestrictedFeaturesOf(input));
@@ -68,7 +69,7 @@ export const admissionPlugin = fp(async (app: FastifyInstance, opts: { authQuota
 
   // Callback style: a request this edge admits itself (a rate lease) goes on without a promise.
   app.addHook('preHandler', (request, reply, done) => {
-    const usage = request.routeOptions.config.usage;
+    const usage = routeOf(request).config.usage;
     if (!usage) return done();
     const signature = (request.query as Record<string, unknown> | undefined)?.signature;
     const bodySignature = request.headers['x-signature'];
@@ -105,7 +106,7 @@ export const admissionPlugin = fp(async (app: FastifyInstance, opts: { authQuota
     const succeeded = reply.statusCode < 400;
     // A render that answered 2xx had a job, which carries the reservation to its settlement. When it
     // failed after its job was queued, both outcomes arrive and the first settles (a repeat is ignored).
-    if (succeeded && request.routeOptions.config.usage === 'render') return done();
+    if (succeeded && routeOf(request).config.usage === 'render') return done();
     reservations
       .endedWithoutJob({ accountId: admitted.account.accountId, reservationId: admitted.reservationId, succeeded })
       .catch((err: unknown) => request.log.error({ err }, 'announcing the end of a quota reservation failed'))
