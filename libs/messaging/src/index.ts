@@ -12,3 +12,4 @@ export * from './pull-workers.js';
 export * from './decode-or-log.js';
 export * from './render-jobs.js';
 export * from './kv-lease.js';
+export * from './stream-publisher.js';

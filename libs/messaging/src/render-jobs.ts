@@ -1,7 +1,8 @@
-import type { JetStreamClient } from '@nats-io/jetstream';
 import type { ObjectStore } from '@nats-io/obj';
+import type { MsgHdrs } from '@nats-io/transport-node';
 import { AppError } from '@app/errors';
 import { RenderJob, RenderParams } from '@app/proto/render';
+import type { StreamPublish } from './stream-publisher.js';
 import { SUBJECTS } from './topology.js';
 import { traceHeaders } from './trace-headers.js';
 
@@ -12,30 +13,50 @@ import { traceHeaders } from './trace-headers.js';
  */
 export const INLINE_JOB_MAX_BYTES = 256 * 1024;
 
+/**
+ * A render job as it travels: encoded, its large parameters already stored by reference, and the trace
+ * context it was made in (a job published later, at a run's due instant, belongs to the trace of its
+ * run's preparation, not to whatever is active when it goes out).
+ */
+export interface EncodedRenderJob {
+  jobId: string;
+  data: Uint8Array;
+  headers: MsgHdrs;
+}
+
 /** Publishes render jobs on the RENDER_JOBS work queue. */
 export interface RenderJobPublisher {
   publish(job: RenderJob): Promise<void>;
+  /** The job made ready to travel, ahead of its publication (a scheduled run prepared before its due instant). */
+  encode(job: RenderJob): Promise<EncodedRenderJob>;
+  publishEncoded(job: EncodedRenderJob): Promise<void>;
 }
 
 /**
  * Render jobs to the work queue, deduplicated by job id. Parameters too large for a message are first
  * stored in the render-inputs object store under the job id and named in the job (`params_ref`); the
  * renderer reads them and removes them once the job is done (the bucket's TTL is the backstop for a
- * job that never runs).
+ * job that never runs, or one encoded and never published). `js` is a JetStream client, or a
+ * `streamPublisher` where jobs come in bursts.
  */
-export function renderJobPublisher(js: JetStreamClient, inputs: ObjectStore, opts: { inlineMaxBytes?: number } = {}): RenderJobPublisher {
+export function renderJobPublisher(js: StreamPublish, inputs: ObjectStore, opts: { inlineMaxBytes?: number } = {}): RenderJobPublisher {
   const inlineMaxBytes = opts.inlineMaxBytes ?? INLINE_JOB_MAX_BYTES;
+  async function encode(job: RenderJob): Promise<EncodedRenderJob> {
+    const headers = traceHeaders();
+    const data = RenderJob.encode(job).finish();
+    if (data.byteLength <= inlineMaxBytes) return { jobId: job.job_id, data, headers };
+    await inputs.putBlob({ name: job.job_id }, RenderParams.encode(job.params ?? RenderParams.create()).finish());
+    return { jobId: job.job_id, data: RenderJob.encode({ ...job, params: undefined, params_ref: job.job_id }).finish(), headers };
+  }
+  // A failed publish leaves the stored parameters to the bucket's TTL: the message may still have
+  // reached the stream, and its render needs them.
+  const publishEncoded = async ({ jobId, data, headers }: EncodedRenderJob) => {
+    await js.publish(SUBJECTS.renderJobRequested, data, { msgID: jobId, headers });
+  };
   return {
-    async publish(job) {
-      let data = RenderJob.encode(job).finish();
-      if (data.byteLength > inlineMaxBytes) {
-        await inputs.putBlob({ name: job.job_id }, RenderParams.encode(job.params ?? RenderParams.create()).finish());
-        data = RenderJob.encode({ ...job, params: undefined, params_ref: job.job_id }).finish();
-      }
-      // A failed publish leaves the stored parameters to the bucket's TTL: the message may still have
-      // reached the stream, and its render needs them.
-      await js.publish(SUBJECTS.renderJobRequested, data, { msgID: job.job_id, headers: traceHeaders() });
-    },
+    encode,
+    publishEncoded,
+    publish: async (job) => publishEncoded(await encode(job)),
   };
 }
 

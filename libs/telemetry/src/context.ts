@@ -1,4 +1,5 @@
 import {
+  ROOT_CONTEXT,
   context,
   propagation,
   trace,
@@ -28,6 +29,14 @@ export function nameHttpRoute(method: string, route: string): void {
   if (!span?.isRecording()) return;
   span.updateName(`${method} ${route}`);
   span.setAttribute('http.route', route);
+}
+
+/**
+ * Runs `fn` outside any trace. A timer or callback captures the context it was set up in: work it does
+ * later on behalf of many (a scheduled burst) is not part of the one trace that happened to arm it.
+ */
+export function outsideTraces<T>(fn: () => T): T {
+  return context.with(ROOT_CONTEXT, fn);
 }
 
 /** Writes the W3C trace context of `ctx` into any header carrier through `set`. */

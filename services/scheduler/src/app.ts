@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { mongoEventStore, sqliteEventStore, type EventStore, type OutboxRelay } from '@app/event-store';
 import type { Logger } from '@app/logging';
-import { BUCKETS, Objm, busStatus, connectNats, ensureTopology, jetstream, renderJobPublisher, type NatsConnection } from '@app/messaging';
+import { BUCKETS, Objm, busStatus, connectNats, ensureTopology, jetstream, renderJobPublisher, streamPublisher, type NatsConnection } from '@app/messaging';
 import { SchedulerServiceService } from '@app/proto/scheduler';
 import { startGrpcServer, type GrpcServer } from '@app/rpc';
 import { startHealthServer, type App, type HealthServer } from '@app/runtime';
@@ -70,8 +70,10 @@ export async function createApp(config: SchedulerConfig, logger: Logger, o: Part
   const nats = o.nats ?? (await connectNats({ servers: config.natsUrl, name: 'scheduler', asyncTraces: false }));
   await ensureTopology(nats);
   const js = jetstream(nats);
+  // A minute's jobs go out in one burst: their acknowledgements come back on one subscription.
+  const jobStream = streamPublisher(nats);
   const authQuota = o.authQuota ?? grpcAuthQuota(config.authQuotaAddress);
-  const jobs = o.jobs ?? natsRenderJobs(js, renderJobPublisher(js, await new Objm(nats).open(BUCKETS.renderInputs.name)));
+  const jobs = o.jobs ?? natsRenderJobs(js, renderJobPublisher(jobStream, await new Objm(nats).open(BUCKETS.renderInputs.name)));
   const guard = o.guard ?? netGuardTarget({ allowPrivate: config.allowPrivateTargets });
 
   const streams = eventStoreTaskStreams(store, { snapshotEvery: config.snapshotEvery });
@@ -162,6 +164,7 @@ export async function createApp(config: SchedulerConfig, logger: Logger, o: Part
       await preparation.cancelAll();
       await relay.stop();
       await relay.flush().catch(() => undefined);
+      jobStream.close();
       authQuota.close?.();
       if (!o.nats) await nats.drain();
       await health?.close();

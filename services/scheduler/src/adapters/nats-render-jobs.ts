@@ -9,6 +9,10 @@ import type { RenderJobs } from '../application/ports.js';
 export function natsRenderJobs(js: JetStreamClient, publisher: RenderJobPublisher): RenderJobs {
   return {
     publish: (job) => publisher.publish(job),
+    async prepare(job) {
+      const encoded = await publisher.encode(job);
+      return { publish: () => publisher.publishEncoded(encoded) };
+    },
     withoutJob: (e) => announceReservationWithoutJob(js, { ...e, succeeded: false, origin: 'task' }),
   };
 }

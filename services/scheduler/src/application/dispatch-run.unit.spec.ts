@@ -32,7 +32,10 @@ function setup(history: TaskEvent[] = [created, started], guard: TargetGuard = {
   const dispatch = dispatchRun({
     streams: streams.port,
     authQuota: auth.port,
-    jobs: { publish: async (job) => void published.push(job), withoutJob: async (e) => void withoutJob.push(e.reservationId) },
+    jobs: {
+      publish: async (job) => void published.push(job),
+      prepare: async (job) => ({ publish: async () => void published.push(job) }),
+      withoutJob: async (e) => void withoutJob.push(e.reservationId) },
     guard,
     clock,
     newId: () => `job-${++n}`,

@@ -43,8 +43,15 @@ export interface AuthQuota {
 }
 
 /** The RENDER_JOBS work queue; publishing the same job id twice enqueues it once. */
+/** A render job made ready ahead of its publication. */
+export interface PreparedJob {
+  publish(): Promise<void>;
+}
+
 export interface RenderJobs {
   publish(job: RenderJob): Promise<void>;
+  /** Does ahead what publishing the job needs (encoding it, storing large parameters), so that `publish` is only that. */
+  prepare(job: RenderJob): Promise<PreparedJob>;
   /** A run's reservation that no job will carry (the run was not dispatched): auth-quota releases it. */
   withoutJob(e: { accountId: string; reservationId: string }): Promise<void>;
 }

@@ -1,10 +1,10 @@
 import pMap from 'p-map';
-import type { RenderJob } from '@app/proto/render';
 import { planRestrictedFeaturesOf } from '@app/render-params';
 import { decide } from '../domain/task/task.decider.js';
 import { runIdOf, type ActiveTask } from '../domain/task/task.js';
 import { boundedMemo } from '../bounded-memo.js';
 import type { TaskView, TaskViews } from '../projections/task-views/task-views.js';
+import type { PreparedJob } from './ports.js';
 import { renderJob, type RunDeps } from './dispatch-run.js';
 import { checkTaskQuery } from './task-query.js';
 
@@ -13,7 +13,9 @@ interface ReadyRun {
   taskId: number;
   runId: string;
   dueAt: number;
-  job: RenderJob;
+  accountId: string;
+  /** Encoded ahead: at the due instant, publishing it is all that is left. */
+  job: PreparedJob;
   reservationId?: string;
   /** What the job was built from: a task that no longer matches it is not run from it. */
   definition: string;
@@ -89,14 +91,21 @@ export function runPreparation(deps: RunDeps & {
     }
     const task = change.after as ActiveTask;
     // The job is stamped with its due instant, the moment it will be published; it carries the reservation.
-    const job = renderJob(task, runId, { ...ids, reservationId }, params, dueAt);
-    ready.set(runId, { taskId, runId, dueAt, job, definition: definitionOf({ ...task.definition }), ...(reservationId ? { reservationId } : {}) });
+    let job: PreparedJob;
+    try {
+      job = await jobs.prepare(renderJob(task, runId, { ...ids, reservationId }, params, dueAt));
+    } catch (err) {
+      // Claimed, and cannot start from here: given back to the due-time path, its reservation released.
+      await cancel({ taskId, runId, accountId: state.accountId, ...(reservationId ? { reservationId } : {}) });
+      throw err;
+    }
+    ready.set(runId, { taskId, runId, dueAt, accountId: state.accountId, job, definition: definitionOf({ ...task.definition }), ...(reservationId ? { reservationId } : {}) });
     deps.onReady?.(dueAt);
   }
 
-  async function cancel(run: ReadyRun): Promise<void> {
+  async function cancel(run: Pick<ReadyRun, 'taskId' | 'runId' | 'accountId' | 'reservationId'>): Promise<void> {
     await streams.change(run.taskId, (current) => decide({ type: 'CancelPreparedRun', data: { runId: run.runId }, metadata: { now: now() } }, current));
-    await release(run.job.account_id, run.reservationId);
+    await release(run.accountId, run.reservationId);
   }
 
   /** Starts every ready run that is due; returns how many started. */
@@ -116,7 +125,7 @@ export function runPreparation(deps: RunDeps & {
     const published: ReadyRun[] = [];
     await pMap(starting, async (r) => {
       try {
-        await jobs.publish(r.job);
+        await r.job.publish();
         published.push(r);
         deps.onDispatched?.(now() - r.dueAt);
       } catch (err) {

@@ -1,4 +1,5 @@
 import type { Logger } from '@app/logging';
+import { outsideTraces } from '@app/telemetry';
 
 /**
  * One timer aimed at the earliest due instant of the prepared runs: `arm(at)` keeps the earlier of the
@@ -17,7 +18,8 @@ export function dueInstantTimer(deps: { fire: () => Promise<void>; logger: Logge
       timer = setTimeout(() => {
         armedAt = Number.POSITIVE_INFINITY;
         timer = undefined;
-        deps.fire().catch((err: unknown) => deps.logger.error({ err }, 'starting prepared runs failed'));
+        // Armed inside the preparation of one run, it starts the runs of every task due: in no one's trace.
+        outsideTraces(() => deps.fire()).catch((err: unknown) => deps.logger.error({ err }, 'starting prepared runs failed'));
       }, Math.max(0, at - now()));
     },
     stop() {
