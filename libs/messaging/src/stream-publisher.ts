@@ -23,7 +23,7 @@ export class StreamPublishError extends Error {
   override name = 'StreamPublishError';
 }
 
-interface Awaited {
+interface Waiter {
   resolve: (ack: StreamAck) => void;
   reject: (err: Error) => void;
   subject: string;
@@ -54,7 +54,7 @@ export function streamPublisher(nc: NatsConnection, opts: { timeoutMs?: number }
   const timeoutMs = opts.timeoutMs ?? 5_000;
   const prefix = createInbox();
   // Insertion order is deadline order (one timeout for all): the sweep stops at the first one still due.
-  const awaited = new Map<string, Awaited>();
+  const awaited = new Map<string, Waiter>();
   let next = 0;
   let closed = false;
 

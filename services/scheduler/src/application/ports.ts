@@ -42,12 +42,12 @@ export interface AuthQuota {
   admitRun(request: { accountId: string; features: string[] }): Promise<Admission>;
 }
 
-/** The RENDER_JOBS work queue; publishing the same job id twice enqueues it once. */
 /** A render job made ready ahead of its publication. */
 export interface PreparedJob {
   publish(): Promise<void>;
 }
 
+/** The RENDER_JOBS work queue; publishing the same job id twice enqueues it once. */
 export interface RenderJobs {
   publish(job: RenderJob): Promise<void>;
   /** Does ahead what publishing the job needs (encoding it, storing large parameters), so that `publish` is only that. */
