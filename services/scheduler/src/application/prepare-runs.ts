@@ -21,6 +21,24 @@ interface ReadyRun {
   definition: string;
 }
 
+/**
+ * Publishes of a prepared job before its run is given back. Another publish of the same job is harmless
+ * (the queue keeps one message per job id), and it is what tells a job that reached the queue but whose
+ * acknowledgement was lost (a timeout) from one that did not: cancelling the first would let the due-time
+ * path render the run a second time, under another job id.
+ */
+const PUBLISH_ATTEMPTS = 3;
+
+async function publishPrepared(job: PreparedJob): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await job.publish();
+    } catch (err) {
+      if (attempt >= PUBLISH_ATTEMPTS) throw err;
+    }
+  }
+}
+
 const definitionOf = (t: Pick<TaskView, 'api' | 'query' | 'crontab' | 'timezone'>) => `${t.api}\n${t.query}\n${t.crontab}\n${t.timezone}`;
 
 /**
@@ -125,7 +143,7 @@ export function runPreparation(deps: RunDeps & {
     const published: ReadyRun[] = [];
     await pMap(starting, async (r) => {
       try {
-        await r.job.publish();
+        await publishPrepared(r.job);
         published.push(r);
         deps.onDispatched?.(now() - r.dueAt);
       } catch (err) {
