@@ -14,6 +14,11 @@ export interface RateLeaseOptions {
    * next lease while the others go on spending this one, so a busy key never waits for a lease.
    */
   renewAfter: number;
+  /**
+   * How long a lease lasts (auth-quota grants at most a second): a busy key asks for what it would spend
+   * in that long at the rate it spent since its last ask, so a burst reaches its lease size in one step.
+   */
+  leaseLifeMs: number;
   maxEntries: number;
   now?: () => number;
   /** A request was admitted from a lease (metrics). */
@@ -22,7 +27,7 @@ export interface RateLeaseOptions {
   onReturnError?: (err: unknown) => void;
 }
 
-export const RATE_LEASE_DEFAULTS: RateLeaseOptions = { minUnits: 16, maxUnits: 8_192, hotWithinMs: 1_000, settleMs: 1_000, renewAfter: 0.75, maxEntries: 100_000 };
+export const RATE_LEASE_DEFAULTS: RateLeaseOptions = { minUnits: 16, maxUnits: 8_192, hotWithinMs: 1_000, settleMs: 1_000, renewAfter: 0.75, leaseLifeMs: 1_000, maxEntries: 100_000 };
 
 interface Lease {
   id: string;
@@ -46,7 +51,10 @@ interface Entry {
   accountId?: string;
   /** When this key was last admitted by auth-quota. */
   lastAskedMs: number;
-  /** Units spent since the last lease was asked for: the next lease asks for twice as many. */
+  /**
+   * Requests since the last lease was asked for (spent from a lease, or admitted by auth-quota while it
+   * came): the next lease asks for twice as many, or for a lease's life at their rate if that is more.
+   */
   spent: number;
   /** A lease being asked for: requests arriving meanwhile wait for it. */
   pending?: Promise<unknown>;
@@ -119,7 +127,10 @@ export function rateLeases(inner: AuthQuota, options: Partial<RateLeaseOptions> 
     return spend(entry, t);
   };
 
-  const unitsToAsk = (entry: Entry) => Math.min(opts.maxUnits, Math.max(opts.minUnits, entry.spent * 2));
+  const unitsToAsk = (entry: Entry, t: number) => {
+    const atRate = Math.ceil((entry.spent * opts.leaseLifeMs) / Math.max(1, t - entry.lastAskedMs));
+    return Math.min(opts.maxUnits, Math.max(opts.minUnits, entry.spent * 2, atRate));
+  };
 
   const entryFor = (key: string): Entry => {
     let entry = entries.get(key);
@@ -186,7 +197,7 @@ export function rateLeases(inner: AuthQuota, options: Partial<RateLeaseOptions> 
     if (renewalDue(existing, t)) {
       // Renewed ahead of its end: this request asks for the next lease, the others go on spending this one.
       existing.lease.renewing = true;
-      return askWithLease(request, key, existing, unitsToAsk(existing)).catch((err: unknown) => {
+      return askWithLease(request, key, existing, unitsToAsk(existing, t)).catch((err: unknown) => {
         // The rest of the window is in leases, or auth-quota is out of reach: the lease admits this request still.
         const standing = hasCode(err, 'rate_limited') || hasCode(err, 'service_unavailable');
         const local = standing ? spend(entries.get(key), now()) : undefined;
@@ -201,7 +212,12 @@ export function rateLeases(inner: AuthQuota, options: Partial<RateLeaseOptions> 
     if (existing?.pending) {
       // A lease is on its way: it likely covers this request too.
       await existing.pending.catch(() => undefined);
-      return spend(entries.get(key), now()) ?? inner.admit(request);
+      const current = entries.get(key);
+      const local = spend(current, now());
+      if (local) return local;
+      // More requests than it covered: counted, so that the next lease covers them.
+      if (current) current.spent += 1;
+      return inner.admit(request);
     }
     const entry = entryFor(key);
     const busy = (entry.spent > 0 || t - entry.lastAskedMs < opts.hotWithinMs) && !settling(entry.accountId, t);
@@ -213,7 +229,7 @@ export function rateLeases(inner: AuthQuota, options: Partial<RateLeaseOptions> 
       entry.accountId = admitted.account.accountId;
       return admitted;
     }
-    return askWithLease(request, key, entry, unitsToAsk(entry));
+    return askWithLease(request, key, entry, unitsToAsk(entry, t));
   }
 
   /** Gives back what expired leases did not spend and forgets quiet keys (run every second). */

@@ -108,7 +108,8 @@ describe('rateLeases', () => {
       expect(local.map((a) => a?.rateLimit.remaining)).toEqual([997, 996, 995, 994]);
       expect(local.every((a) => a?.account.accountId === 'acc_ak_1')).toBe(true);
       expect(leases.authQuota.admitNow!(hit())).toBeUndefined();
-      // The next lease asks for twice what the last one spent.
+      // The next lease asks for twice what the last one spent (spent slowly: 4 units in 900 ms).
+      clock.t = 900;
       await leases.authQuota.admit(hit());
       expect(aq.asked).toEqual([undefined, 4, 8]);
       expect(aq.count()).toBe(1 + 5 + 9);
@@ -123,6 +124,42 @@ describe('rateLeases', () => {
       expect(burst).toHaveLength(10);
       expect(aq.asked).toEqual([undefined, 16]);
       expect(leases.heldUnits()).toBe(16 - 9);
+    });
+
+    it("should ask, once a burst spent its lease within milliseconds, for what the key spends in a lease's life at that rate", async () => {
+      const aq = windowedAuthQuota(1_000_000);
+      const clock = { t: 0 };
+      const leases = leasesOver(aq.inner, clock, { minUnits: 16, maxUnits: 8_192, renewAfter: 1 });
+      await leases.authQuota.admit(hit());
+      await leases.authQuota.admit(hit());
+      expect(aq.asked).toEqual([undefined, 16]);
+      // 16 units gone in 4 ms: 4,000 a second.
+      clock.t = 4;
+      for (let i = 0; i < 16; i += 1) expect(leases.authQuota.admitNow!(hit())).toBeDefined();
+      await leases.authQuota.admit(hit());
+      expect(aq.asked).toEqual([undefined, 16, 4_000]);
+      // Never more than the most a lease may ask for.
+      clock.t = 5;
+      for (let i = 0; i < 4_000; i += 1) expect(leases.authQuota.admitNow!(hit())).toBeDefined();
+      await leases.authQuota.admit(hit());
+      expect(aq.asked).toEqual([undefined, 16, 4_000, 8_192]);
+    });
+
+    it('should count the requests that waited for a lease and found it spent, so the next lease covers them', async () => {
+      const aq = windowedAuthQuota(1_000_000);
+      const clock = { t: 0 };
+      const leases = leasesOver(aq.inner, clock, { minUnits: 16, maxUnits: 8_192, renewAfter: 1 });
+      await leases.authQuota.admit(hit());
+      aq.holdAnswers();
+      // One asks for a lease (16 units); 39 more arrive while it comes: 16 spend it, 23 go to auth-quota.
+      const burst = Promise.all(Array.from({ length: 40 }, () => leases.authQuota.admit(hit())));
+      clock.t = 10;
+      aq.release();
+      await burst;
+      expect(aq.asked.filter((u) => u !== undefined)).toEqual([16]);
+      // 16 spent and 23 admitted one by one in 10 ms: the next lease asks for a second of 39 per 10 ms.
+      await leases.authQuota.admit(hit());
+      expect(aq.asked.filter((u) => u !== undefined)).toEqual([16, 3_900]);
     });
 
     it('should never let requests with another key, a signature, other features or a quota reservation spend it', async () => {
@@ -182,10 +219,12 @@ describe('rateLeases', () => {
 
     it('should renew once its units run low, before they run out', async () => {
       const aq = windowedAuthQuota(10_000);
-      const { leases } = await leasedKey(aq.inner);
+      const { clock, leases } = await leasedKey(aq.inner);
       for (let i = 0; i < 12; i += 1) expect(leases.authQuota.admitNow!(hit())).toBeDefined();
+      clock.t = 600;
       expect(leases.authQuota.admitNow!(hit())).toBeUndefined();
       await leases.authQuota.admit(hit());
+      // Twice the 12 spent (at their rate, 600 ms of them, a second would be 20).
       expect(aq.asked).toEqual([undefined, 16, 24]);
       expect(aq.returned).toEqual([{ leaseId: 'lease_1', unused: 4 }]);
     });
