@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUCKETS, Objm, STREAMS, SUBJECTS, jetstream, renderJobPublisher } from '@app/messaging';
-import { RenderJob } from '@app/proto/render';
+import { BUCKETS, Objm, jetstream, renderJobPublisher } from '@app/messaging';
 import { until } from '@app/testkit';
 import { natsRenderJobs } from './adapters/nats-render-jobs.js';
 import { controlledClock } from './testing/controlled-clock.js';
-import { streamMessages } from './testing/nats.js';
+import { renderJobsIn, releasedReservations } from './testing/nats.js';
 import { recordingAuthQuota } from './testing/recording-auth-quota.js';
 import { startSchedulerHarness, type Replica, type SchedulerHarness } from './testing/scheduler-harness.js';
 
@@ -32,11 +31,8 @@ afterAll(async () => {
   await harness?.stop();
 });
 
-const jobs = async () => (await streamMessages(harness.nats.nc, STREAMS.RENDER_JOBS.name)).map((m) => RenderJob.decode(m.data));
-const released = async () =>
-  (await streamMessages(harness.nats.nc, STREAMS.RENDER_EVENTS.name))
-    .filter((m) => SUBJECTS.renderEventOriginOf(m.subject) === 'nojob')
-    .map((m) => m.subject.slice(SUBJECTS.renderEvent('nojob', 'ended', '').length));
+const jobs = () => renderJobsIn(harness.nats.nc);
+const released = () => releasedReservations(harness.nats.nc);
 const eventsOf = async (type: string) => (await harness.events()).filter((e) => e.type === type);
 
 async function tickAt(instant: number) {

@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STREAMS, SUBJECTS } from '@app/messaging';
-import { RenderJob } from '@app/proto/render';
 import type { Task } from '@app/proto/scheduler';
 import { until } from '@app/testkit';
 import { controlledClock } from './testing/controlled-clock.js';
-import { streamMessages } from './testing/nats.js';
+import { renderJobsIn, releasedReservations } from './testing/nats.js';
 import { recordingAuthQuota } from './testing/recording-auth-quota.js';
 import { startSchedulerHarness, type Replica, type SchedulerHarness } from './testing/scheduler-harness.js';
 
@@ -33,14 +31,10 @@ afterAll(async () => {
   await harness?.stop();
 });
 
-const jobs = async () => (await streamMessages(harness.nats.nc, STREAMS.RENDER_JOBS.name)).map((m) => RenderJob.decode(m.data));
+const jobs = () => renderJobsIn(harness.nats.nc);
 const jobsOf = async (task: Task) => (await jobs()).filter((j) => j.task_id === String(task.id));
 const admitted = () => auths.flatMap((a) => a.admitted);
-/** Reservations announced on RENDER_EVENTS as ended without a job: auth-quota releases them. */
-const released = async () =>
-  (await streamMessages(harness.nats.nc, STREAMS.RENDER_EVENTS.name))
-    .filter((m) => SUBJECTS.renderEventOriginOf(m.subject) === 'nojob')
-    .map((m) => m.subject.slice(SUBJECTS.renderEvent('nojob', 'ended', '').length));
+const released = () => releasedReservations(harness.nats.nc);
 const eventsOf = async (type: string, task?: Task) =>
   (await harness.events()).filter((e) => e.type === type && (!task || e.streamId === `task-${task.id}`));
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { STREAMS, SUBJECTS } from '@app/messaging';
+import { STREAMS } from '@app/messaging';
 import { RenderJob } from '@app/proto/render';
 import { until } from '@app/testkit';
 import { sqliteEventStore, type StoredEvent } from '@app/event-store';
@@ -9,7 +9,7 @@ import { decide } from './domain/task/task.decider.js';
 import { taskViews } from './projections/task-views/task-views.js';
 import { occurrencesBetween } from './schedule/occurrences.js';
 import { controlledClock } from './testing/controlled-clock.js';
-import { streamMessages } from './testing/nats.js';
+import { streamMessages, releasedReservations } from './testing/nats.js';
 import { recordingAuthQuota } from './testing/recording-auth-quota.js';
 import { startSchedulerHarness, type Replica, type SchedulerHarness } from './testing/scheduler-harness.js';
 
@@ -145,9 +145,7 @@ describe('Scheduler replicas', () => {
       // it waited in the dispatch backlog has its reservation announced for release (no job carries it)
       // when its dispatch finds the task gone.
       const dispatchedReservations = all.map((d) => d.reservationId);
-      const released = (await streamMessages(harness.nats.nc, STREAMS.RENDER_EVENTS.name))
-        .filter((m) => SUBJECTS.renderEventOriginOf(m.subject) === 'nojob')
-        .map((m) => m.subject.slice(SUBJECTS.renderEvent('nojob', 'ended', '').length));
+      const released = await releasedReservations(harness.nats.nc);
       expect(released.every((id) => !dispatchedReservations.includes(id))).toBe(true);
       expect(auth.admitted.map((r) => r.reservationId).sort()).toEqual([...dispatchedReservations, ...released].sort());
       const jobs = (await streamMessages(harness.nats.nc, STREAMS.RENDER_JOBS.name)).map((m) => RenderJob.decode(m.data));

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connectNats, ensureTopology, jetstreamManager, type NatsConnection } from '@app/messaging';
+import { STREAMS, SUBJECTS, connectNats, ensureTopology, jetstreamManager, type NatsConnection } from '@app/messaging';
+import { RenderJob } from '@app/proto/render';
 import { startNatsServer } from '@app/stack';
 
 /** A real nats-server with JetStream on a temporary store, with the system's topology. */
@@ -37,4 +38,16 @@ export async function streamMessages(nc: NatsConnection, stream: string): Promis
     if (m) out.push({ subject: m.subject, msgId: m.header?.get('Nats-Msg-Id') || undefined, data: m.data });
   }
   return out;
+}
+
+/** Every render job RENDER_JOBS holds now, decoded. */
+export async function renderJobsIn(nc: NatsConnection): Promise<RenderJob[]> {
+  return (await streamMessages(nc, STREAMS.RENDER_JOBS.name)).map((m) => RenderJob.decode(m.data));
+}
+
+/** Reservations announced on RENDER_EVENTS as ended without a job (auth-quota releases them), by id. */
+export async function releasedReservations(nc: NatsConnection): Promise<string[]> {
+  return (await streamMessages(nc, STREAMS.RENDER_EVENTS.name))
+    .filter((m) => SUBJECTS.renderEventOriginOf(m.subject) === 'nojob')
+    .map((m) => m.subject.slice(SUBJECTS.renderEvent('nojob', 'ended', '').length));
 }
