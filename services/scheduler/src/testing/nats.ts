@@ -1,9 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { STREAMS, SUBJECTS, connectNats, ensureTopology, jetstreamManager, type NatsConnection } from '@app/messaging';
+import { BUCKETS, Objm, STREAMS, SUBJECTS, connectNats, ensureTopology, jetstream, jetstreamManager, renderJobPublisher, type NatsConnection } from '@app/messaging';
 import { RenderJob } from '@app/proto/render';
 import { startNatsServer } from '@app/stack';
+import { natsRenderJobs } from '../adapters/nats-render-jobs.js';
+import type { RenderJobs } from '../application/ports.js';
 
 /** A real nats-server with JetStream on a temporary store, with the system's topology. */
 export async function startTestNats() {
@@ -50,4 +52,10 @@ export async function releasedReservations(nc: NatsConnection): Promise<string[]
   return (await streamMessages(nc, STREAMS.RENDER_EVENTS.name))
     .filter((m) => SUBJECTS.renderEventOriginOf(m.subject) === 'nojob')
     .map((m) => m.subject.slice(SUBJECTS.renderEvent('nojob', 'ended', '').length));
+}
+
+/** The scheduler's own RENDER_JOBS adapter on `nc` (for a test that wraps it to make it fail). */
+export async function realRenderJobs(nc: NatsConnection): Promise<RenderJobs> {
+  const js = jetstream(nc);
+  return natsRenderJobs(js, renderJobPublisher(js, await new Objm(nc).open(BUCKETS.renderInputs.name)));
 }
