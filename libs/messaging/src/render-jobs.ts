@@ -1,9 +1,9 @@
-import type { ObjectStore } from '@nats-io/obj';
-import type { MsgHdrs } from '@nats-io/transport-node';
+import { Objm, type ObjectStore } from '@nats-io/obj';
+import type { MsgHdrs, NatsConnection } from '@nats-io/transport-node';
 import { AppError } from '@app/errors';
 import { RenderJob, RenderParams } from '@app/proto/render';
 import type { StreamPublish } from './stream-publisher.js';
-import { SUBJECTS } from './topology.js';
+import { BUCKETS, SUBJECTS } from './topology.js';
 import { traceHeaders } from './trace-headers.js';
 
 /**
@@ -80,4 +80,9 @@ export function renderJobInputs(inputs: ObjectStore): RenderJobInputs {
       if (job.params_ref) await inputs.delete(job.params_ref);
     },
   };
+}
+
+/** A service's render-job publisher: `js` (a JetStream client, or a `streamPublisher`) over `nc`'s render-inputs bucket. */
+export async function openRenderJobPublisher(nc: NatsConnection, js: StreamPublish): Promise<RenderJobPublisher> {
+  return renderJobPublisher(js, await new Objm(nc).open(BUCKETS.renderInputs.name));
 }

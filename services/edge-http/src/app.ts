@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from '@app/logging';
-import { BUCKETS, Kvm, Objm, SUBJECTS, busStatus, connectNats, ensureTopology, jetstream, renderJobPublisher, type NatsConnection } from '@app/messaging';
+import { BUCKETS, Kvm, Objm, SUBJECTS, busStatus, connectNats, ensureTopology, jetstream, openRenderJobPublisher, type NatsConnection } from '@app/messaging';
 import { startHealthServer, type App, type HealthServer, type ReadinessCheck } from '@app/runtime';
 import { edgeMetrics } from './edge-metrics.js';
 import type { EdgeConfig } from './config.js';
@@ -57,7 +57,7 @@ export async function createApp(config: EdgeConfig, logger: Logger, o: Partial<E
   const authQuota = leases.authQuota;
   const accountChanges = nats.subscribe(SUBJECTS.accountDirectoryChanged, { callback: (_err, msg) => leases.accountChanged(msg.string()) });
   // Parameters too large for a message (a big html) travel by reference, through the render-inputs store.
-  const jobPublisher = renderJobPublisher(js, await new Objm(nats).open(BUCKETS.renderInputs.name));
+  const jobPublisher = await openRenderJobPublisher(nats, js);
   const queue = o.queue ?? natsRenderQueue(nats, jobPublisher, bus);
   const guard = o.guard ?? netGuardTarget({ allowPrivate: config.allowPrivateTargets });
   const scheduler = o.scheduler ?? grpcScheduler(config.schedulerAddress);

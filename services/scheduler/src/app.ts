@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { mongoEventStore, sqliteEventStore, type EventStore, type OutboxRelay } from '@app/event-store';
 import type { Logger } from '@app/logging';
-import { BUCKETS, Objm, busStatus, connectNats, ensureTopology, jetstream, renderJobPublisher, streamPublisher, type NatsConnection } from '@app/messaging';
+import { busStatus, connectNats, ensureTopology, jetstream, openRenderJobPublisher, streamPublisher, type NatsConnection } from '@app/messaging';
 import { SchedulerServiceService } from '@app/proto/scheduler';
 import { startGrpcServer, type GrpcServer } from '@app/rpc';
 import { startHealthServer, type App, type HealthServer } from '@app/runtime';
@@ -73,7 +73,7 @@ export async function createApp(config: SchedulerConfig, logger: Logger, o: Part
   // A minute's jobs go out in one burst: their acknowledgements come back on one subscription.
   const jobStream = streamPublisher(nats);
   const authQuota = o.authQuota ?? grpcAuthQuota(config.authQuotaAddress);
-  const jobs = o.jobs ?? natsRenderJobs(js, renderJobPublisher(jobStream, await new Objm(nats).open(BUCKETS.renderInputs.name)));
+  const jobs = o.jobs ?? natsRenderJobs(js, await openRenderJobPublisher(nats, jobStream));
   const guard = o.guard ?? netGuardTarget({ allowPrivate: config.allowPrivateTargets });
 
   const streams = eventStoreTaskStreams(store, { snapshotEvery: config.snapshotEvery });

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BUCKETS, Objm, STREAMS, SUBJECTS, connectNats, ensureTopology, jetstream, jetstreamManager, renderJobPublisher, type NatsConnection } from '@app/messaging';
+import { STREAMS, SUBJECTS, connectNats, ensureTopology, jetstream, jetstreamManager, openRenderJobPublisher, type NatsConnection } from '@app/messaging';
 import { RenderJob } from '@app/proto/render';
 import { startNatsServer } from '@app/stack';
 import { natsRenderJobs } from '../adapters/nats-render-jobs.js';
@@ -57,5 +57,5 @@ export async function releasedReservations(nc: NatsConnection): Promise<string[]
 /** The scheduler's own RENDER_JOBS adapter on `nc` (for a test that wraps it to make it fail). */
 export async function realRenderJobs(nc: NatsConnection): Promise<RenderJobs> {
   const js = jetstream(nc);
-  return natsRenderJobs(js, renderJobPublisher(js, await new Objm(nc).open(BUCKETS.renderInputs.name)));
+  return natsRenderJobs(js, await openRenderJobPublisher(nc, js));
 }
