@@ -196,20 +196,37 @@ describe('Async renders when auth-quota replicas die', () => {
     return answers;
   };
 
-  const statusOf = async (account: TestAccount, id: string) =>
-    ((await stack.call('GET', `/v1/renders/${id}`, { headers: keyOf(account) })).json() as { status: string }).status;
+  const statusOf = async (account: TestAccount, id: string) => {
+    const res = await stack.call('GET', `/v1/renders/${id}`, { headers: keyOf(account) });
+    expect(res.status, res.body.toString()).toBe(200);
+    return (res.json() as { status: string }).status;
+  };
 
-  /** Every render reached succeeded or failed; usage equals the successes exactly; nothing is held open. */
+  /**
+   * Every render reached succeeded or failed; usage equals the successes exactly; nothing is held open.
+   * The renders are awaited on the bus, and the API is polled once a second: a poll of 20 statuses every
+   * 50 ms would spend the account's 1,000 requests a minute in seconds on a slow machine.
+   */
   const expectSettled = async (account: TestAccount, ids: string[]) => {
+    await until(() => ids.every((id) => finished.events.some((e) => e.job_id === id)), 240_000, 'every render finished');
     await until(
       async () => (await Promise.all(ids.map((id) => statusOf(account, id)))).every((s) => s === 'succeeded' || s === 'failed'),
-      240_000,
-      'every render finished',
+      30_000,
+      'every render recorded as finished',
+      1_000,
     );
     const outcomes = await Promise.all(ids.map((id) => statusOf(account, id)));
     const succeeded = outcomes.filter((s) => s === 'succeeded').length;
     expect(succeeded).toBeGreaterThan(0);
-    await until(async () => (await usageOf(account)).hits.used === succeeded && (await usageOf(account)).renders.in_flight === 0, 30_000, 'usage settled');
+    await until(
+      async () => {
+        const usage = await usageOf(account);
+        return usage.hits.used === succeeded && usage.renders.in_flight === 0;
+      },
+      30_000,
+      'usage settled',
+      250,
+    );
     await new Promise((r) => setTimeout(r, 1_000));
     const usage = await usageOf(account);
     expect(usage.hits.used).toBe(succeeded);
