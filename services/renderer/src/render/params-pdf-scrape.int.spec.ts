@@ -25,6 +25,9 @@ beforeAll(async () => {
     '/banner': page('<div id="banner" style="position:fixed;inset:0;background:#ff0000"></div>', 'html,body{background:#fff}'),
     '/click': page('<button id="go" onclick="document.body.style.background=\'#00ff00\'">go</button>', 'html,body{background:#fff;height:100%}'),
     '/scripted': page('<div id="x">static</div><script>document.getElementById("x").textContent = "from script"</script>'),
+    '/consent-pending': page(
+      '<p>article</p><div class="acris-cookie-consent is--modal" data-acris-cookie-consent style="position:fixed;inset:0;background:#f00">We use cookies</div>',
+    ),
     '/sans': page('<p style="font-family:sans-serif">plain text</p>'),
     '/sans-mono': page('<p style="font-family:sans-serif">plain text</p><pre style="font-family:monospace">code text</pre>'),
     '/slow-image.png': later(1_500, 200, '', 'image/png'),
@@ -135,6 +138,20 @@ describe('scrape parameters', () => {
         code: 'invalid_parameter',
         details: [{ parameter: 'hide_selectors' }],
       });
+    });
+  });
+
+  describe('When cookie banners are handled (block_annoyance cookies_banner, the default)', () => {
+    it("should read the page's own markup, without the styles autoconsent adds, even while it is still opting out", async () => {
+      // This popup's opt-out waits for a button the page never shows: the render goes on after 2 s with
+      // autoconsent's prehide styles still in the document. They are not the page's content.
+      const pending = await scrape({ url: url('/consent-pending') });
+      expect(pending).toContain('<p>article</p>');
+      expect(pending).toContain('class="acris-cookie-consent is--modal"');
+      expect(pending).not.toContain('autoconsent');
+      // A page without a popup: the same markup as with no banner handling, however soon it is read.
+      const plain = await scrape({ url: url('/doc'), block_annoyance: 'none' });
+      for (let i = 0; i < 4; i++) expect(await scrape({ url: url('/doc') })).toBe(plain);
     });
   });
 
