@@ -204,8 +204,8 @@ describe('Async renders when auth-quota replicas die', () => {
 
   /**
    * Every render reached succeeded or failed; usage equals the successes exactly; nothing is held open.
-   * The renders are awaited on the bus, and the API is polled once a second: a poll of 20 statuses every
-   * 50 ms would spend the account's 1,000 requests a minute in seconds on a slow machine.
+   * The renders are awaited on the bus, then their statuses polled once a second and the usage every 250 ms:
+   * a poll of 20 statuses every 50 ms would spend the account's 1,000 requests a minute in seconds on a slow machine.
    */
   const expectSettled = async (account: TestAccount, ids: string[]) => {
     await until(() => ids.every((id) => finished.events.some((e) => e.job_id === id)), 240_000, 'every render finished');
