@@ -98,22 +98,35 @@ const WARMUP_SECONDS = quick ? 2 : 3;
 /** A load's figures without its latency distribution (which only merging needs). */
 const figures = ({ latencyUs: _, ...rest }: HttpLoadResult) => rest;
 
-/** Scenario `id` interleaved with the floor's run under the same requests, both warmed first; a row each for requests/s and p99. */
-async function loadBesideFloor(ctx: Ctx, floor: { port: number }, id: number, label: string, accessKey: string, body: Record<string, unknown>) {
-  log(`${label} (interleaved with the floor's run)`);
-  await httpLoad(loadOptions(floor.port, accessKey, body, '/', WARMUP_SECONDS));
-  await httpLoad(loadOptions(ctx.stack.port, accessKey, body, '/v1/screenshot', WARMUP_SECONDS));
-  const floorRuns: HttpLoadResult[] = [];
-  const ourRuns: HttpLoadResult[] = [];
-  const floorSlice = async () => floorRuns.push(await httpLoad(loadOptions(floor.port, accessKey, body, '/', SLICE_SECONDS)));
-  const ourSlice = async () => ourRuns.push(await httpLoad(loadOptions(ctx.stack.port, accessKey, body, '/v1/screenshot', SLICE_SECONDS)));
-  // floor, ours | ours, floor | floor, ours ...
-  for (let i = 0; i < LOAD_SECONDS / SLICE_SECONDS; i++) for (const slice of i % 2 === 0 ? [floorSlice, ourSlice] : [ourSlice, floorSlice]) await slice();
-  const ours = mergeRuns(ourRuns);
-  const base = mergeRuns(floorRuns);
-  rows.push({ scenario: `(${id}) ${label}`, metric: 'requests/s', ours: round(ours.requestsPerSecond, 0), floor: round(base.requestsPerSecond, 0) });
-  rows.push({ scenario: `(${id}) ${label}`, metric: 'p99 ms', ours: round(ours.p99Ms, 2), floor: round(base.p99Ms, 2) });
-  return { ours: figures(ours), floor: figures(base) };
+/**
+ * Scenario `id` interleaved with the floor's run under the same requests (and, when given, with the run of
+ * a floor that coalesces its writes as the edge does), all warmed first; a row each for requests/s and p99.
+ */
+async function loadBesideFloor(
+  ctx: Ctx,
+  floor: { port: number },
+  id: number,
+  label: string,
+  accessKey: string,
+  body: Record<string, unknown>,
+  coalescedFloor?: { port: number },
+) {
+  log(`${label} (interleaved with the floor's run${coalescedFloor ? ` and the coalescing floor's` : ''})`);
+  const servers = [
+    { port: floor.port, path: '/', runs: [] as HttpLoadResult[] },
+    ...(coalescedFloor ? [{ port: coalescedFloor.port, path: '/', runs: [] as HttpLoadResult[] }] : []),
+    { port: ctx.stack.port, path: '/v1/screenshot', runs: [] as HttpLoadResult[] },
+  ];
+  for (const s of servers) await httpLoad(loadOptions(s.port, accessKey, body, s.path, WARMUP_SECONDS));
+  const slices = servers.map((s) => async () => void s.runs.push(await httpLoad(loadOptions(s.port, accessKey, body, s.path, SLICE_SECONDS))));
+  // floor, (coalescing floor,) ours | ours, (coalescing floor,) floor | ...
+  for (let i = 0; i < LOAD_SECONDS / SLICE_SECONDS; i++) for (const slice of i % 2 === 0 ? slices : [...slices].reverse()) await slice();
+  const [base, ...rest] = servers.map((s) => mergeRuns(s.runs));
+  const ours = rest.pop()!;
+  const coalesced = rest[0];
+  rows.push({ scenario: `(${id}) ${label}`, metric: 'requests/s', ours: round(ours.requestsPerSecond, 0), floor: round(base!.requestsPerSecond, 0) });
+  rows.push({ scenario: `(${id}) ${label}`, metric: 'p99 ms', ours: round(ours.p99Ms, 2), floor: round(base!.p99Ms, 2) });
+  return { ours: figures(ours), floor: figures(base!), ...(coalesced ? { coalescedFloor: figures(coalesced) } : {}) };
 }
 
 /**
@@ -149,17 +162,26 @@ async function besideTheFloor(ctx: Ctx) {
     const bodyBytes = await warmCache(ctx, request);
     log(`floor: bare Node HTTPS server, ${bodyBytes} bytes a response`);
     const server = await startHttpsFloor({ certFile: tls.certFile, keyFile: tls.keyFile, bodyBytes });
-    const floor = { port: Number(new URL(server.url).port) };
+    const coalescing = await startHttpsFloor({ certFile: tls.certFile, keyFile: tls.keyFile, bodyBytes, coalesceWrites: true });
+    const portOf = (s: { url: string }) => ({ port: Number(new URL(s.url).port) });
     try {
       if (want(3)) {
-        const r = await loadBesideFloor(ctx, floor, 3, hit.label, ctx.stack.demo.accessKey, request);
+        const r = await loadBesideFloor(ctx, portOf(server), 3, hit.label, ctx.stack.demo.accessKey, request, portOf(coalescing));
         results[`load_3_${hit.key}`] = { ...r, bodyBytes };
         const scenario = `${hit.key === 'page' ? '(3, 4)' : '(3)'} floor: bare Node HTTPS server, ${bodyBytes} B body`;
-        rows.splice(rows.length - 2, 0, { scenario, metric: 'requests/s', ours: round(r.floor.requestsPerSecond, 0) }, { scenario, metric: 'p99 ms', ours: round(r.floor.p99Ms, 2) });
+        const coalesced = `(3) the floor writing each turn's responses together, ${bodyBytes} B body`;
+        rows.splice(
+          rows.length - 2,
+          0,
+          { scenario, metric: 'requests/s', ours: round(r.floor.requestsPerSecond, 0) },
+          { scenario, metric: 'p99 ms', ours: round(r.floor.p99Ms, 2) },
+          { scenario: coalesced, metric: 'requests/s', ours: round(r.coalescedFloor!.requestsPerSecond, 0) },
+          { scenario: coalesced, metric: 'p99 ms', ours: round(r.coalescedFloor!.p99Ms, 2) },
+        );
       }
-      if (refusalsHere) results.load_4 = await loadBesideFloor(ctx, floor, 4, 'rejected requests (bad key)', 'ak_wrong', { url: ctx.url });
+      if (refusalsHere) results.load_4 = await loadBesideFloor(ctx, portOf(server), 4, 'rejected requests (bad key)', 'ak_wrong', { url: ctx.url });
     } finally {
-      await server.close();
+      await Promise.all([server.close(), coalescing.close()]);
     }
   }
 }

@@ -11,6 +11,7 @@ import type { AsyncHttpDeps } from './async-http-deps.js';
 import { clientErrorHandler, errorHandler, frameworkErrorHandler, notFoundHandler, requestIdOf } from './errors.js';
 import { SECURITY_HEADERS } from './security-headers.js';
 import { decorateMatchedRoute, routeOf } from './route-of.js';
+import { coalesceResponseWrites } from './coalesced-writes.js';
 import { admissionPlugin } from './plugins/admission.plugin.js';
 import { availabilityPlugin } from './plugins/availability.plugin.js';
 import { healthRoutes } from './routes/health.routes.js';
@@ -119,6 +120,8 @@ export async function buildServer(deps: HttpDeps): Promise<FastifyInstance> {
     }
     done();
   });
+  // Every response, errors included: those of one event-loop turn are written together at its end.
+  coalesceResponseWrites(app);
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
   const routes = collectRoutes(app);
