@@ -11,7 +11,7 @@ import type { AsyncHttpDeps } from './async-http-deps.js';
 import { clientErrorHandler, errorHandler, frameworkErrorHandler, notFoundHandler, requestIdOf } from './errors.js';
 import { SECURITY_HEADERS } from './security-headers.js';
 import { decorateMatchedRoute, routeOf } from './route-of.js';
-import { coalesceResponseWrites } from './coalesced-writes.js';
+import { coalesceSocketWrites } from './coalesced-writes.js';
 import { admissionPlugin } from './plugins/admission.plugin.js';
 import { availabilityPlugin } from './plugins/availability.plugin.js';
 import { healthRoutes } from './routes/health.routes.js';
@@ -59,6 +59,8 @@ function tracedServer(tls: HttpDeps['tls']): FastifyServerFactory {
     server.keepAliveTimeout = keepAliveTimeout ?? 72_000;
     server.requestTimeout = requestTimeout ?? 0;
     server.setTimeout(connectionTimeout ?? 0);
+    // What one event-loop turn sends (every response, errors included) is written at the turn's end.
+    coalesceSocketWrites(server);
     return server;
   };
 }
@@ -120,8 +122,6 @@ export async function buildServer(deps: HttpDeps): Promise<FastifyInstance> {
     }
     done();
   });
-  // Every response, errors included: those of one event-loop turn are written together at its end.
-  coalesceResponseWrites(app);
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
   const routes = collectRoutes(app);

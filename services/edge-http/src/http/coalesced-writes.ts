@@ -1,37 +1,58 @@
-import type { FastifyInstance } from 'fastify';
+import type { Server as HttpServer } from 'node:http';
+import type { Socket } from 'node:net';
+import { Server as TlsServer } from 'node:tls';
 import { context } from '@app/telemetry';
 
+type Writes = Pick<Socket, '_write' | '_writev'>;
+
 /**
- * Writes the responses produced in one turn of the event loop together, at the end of that turn
- * (`setImmediate` runs once the poll phase has handled every socket that was ready), instead of each
- * one the moment it is ready.
+ * Makes `server` write what one turn of the event loop sends to its connections together, at the end of
+ * that turn (`setImmediate` runs once the poll phase has handled every socket that was ready), instead
+ * of each response the moment it is ready.
  *
  * Under load a turn handles many requests; written one by one, each response wakes a client that has
  * gone back to waiting for it (on this machine wrk slept and woke about 0.9 times a cache hit), and the
  * kernel charges that wake-up to the sender's write. Written together, the first wakes it and the rest
- * land while it reads: the edge spent a third less CPU on a cache hit. A response waits at most for the
- * rest of its turn; one alone waits for nothing but the end of its own turn.
+ * land while it reads: the edge spent about a third less CPU on a cache hit. A response waits at most
+ * for the rest of its turn; one alone waits for nothing but the end of its own turn.
  *
- * Each write runs in the trace context of its own request. Registered on the root instance, it covers
- * every response, errors included; a reply whose socket is already gone is written (and dropped) as
- * Fastify would.
+ * It holds the bytes, not the response: for the framework a reply is sent (and ended) as before, only
+ * the connection's write of it completes at the end of the turn, in order, in the trace context it was
+ * made in. (Over TLS these are the cleartext writes of the connection; encryption happens in the flush.)
  */
-export function coalesceResponseWrites(app: FastifyInstance): void {
+export function coalesceSocketWrites(server: HttpServer): void {
   let pending: Array<() => void> = [];
   const flush = () => {
     const batch = pending;
     pending = [];
-    for (const write of batch) {
-      try {
-        write();
-      } catch (err) {
-        // Not expected (Fastify reports write errors itself); one failure must not hold the others.
-        app.log.error({ err }, 'writing a response failed');
-      }
-    }
+    for (const write of batch) write();
   };
-  app.addHook('onSend', (_request, _reply, payload, done) => {
-    const ctx = context.active();
-    if (pending.push(() => context.with(ctx, done, undefined, null, payload)) === 1) setImmediate(flush);
-  });
+  const later = (write: () => void) => {
+    if (pending.push(write) === 1) setImmediate(flush);
+  };
+  const coalesce = (socket: Socket) => {
+    const { _write: write, _writev: writev } = socket as Writes;
+    const deferred: Writes = {
+      _write(chunk, encoding, callback) {
+        const ctx = context.active();
+        later(() => context.with(ctx, () => settle(callback, () => write.call(socket, chunk, encoding, callback))));
+      },
+      _writev(chunks, callback) {
+        const ctx = context.active();
+        later(() => context.with(ctx, () => settle(callback, () => writev!.call(socket, chunks, callback))));
+      },
+    };
+    socket._write = deferred._write;
+    if (writev) socket._writev = deferred._writev;
+  };
+  server.on(server instanceof TlsServer ? 'secureConnection' : 'connection', coalesce);
+}
+
+/** A write that throws fails its own connection (through its callback), never the rest of the batch. */
+function settle(callback: (error?: Error | null) => void, write: () => void): void {
+  try {
+    write();
+  } catch (err) {
+    callback(err as Error);
+  }
 }
