@@ -85,6 +85,7 @@ function responseOf(socket: Socket): Promise<{ status: number; body: string }> {
       if (head >= 0 && text.length >= head + 4 + length) resolve({ status: Number(text.slice(9, 12)), body: text.slice(head + 4, head + 4 + length) });
     });
     socket.on('error', reject);
+    socket.on('close', () => reject(new Error(`closed before a whole response: ${JSON.stringify(text)}`)));
   });
 }
 
@@ -120,6 +121,26 @@ describe('Coalesced socket writes', () => {
         expect(await res.text()).toBe('n=7');
         expect(seen.nonePending).toEqual([true]);
         expect(seen.writtenByTurnEnd).toEqual([true]);
+      } finally {
+        await app.close();
+      }
+    });
+  });
+
+  describe('When a connection is written to and destroyed in the same turn', () => {
+    it('should write what it was sent before destroying it', async () => {
+      const { app, port, seen } = await startApp();
+      try {
+        // As the edge answers a request Node's parser refused (headers too large): write, then destroy.
+        app.server.removeAllListeners('clientError');
+        app.server.on('clientError', (_err, socket) => {
+          socket.write('HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Length: 3\r\nConnection: close\r\n\r\nbig');
+          socket.destroy();
+        });
+        const [socket] = await connections(port, seen, 1);
+        const response = responseOf(socket!);
+        socket!.write(`GET /echo?n=1 HTTP/1.1\r\nHost: x\r\nX-Padding: ${'a'.repeat(20_000)}\r\n\r\n`);
+        expect(await response).toEqual({ status: 431, body: 'big' });
       } finally {
         await app.close();
       }

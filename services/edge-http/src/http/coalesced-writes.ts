@@ -19,6 +19,7 @@ type Writes = Pick<Socket, '_write' | '_writev'>;
  * It holds the bytes, not the response: for the framework a reply is sent (and ended) as before, only
  * the connection's write of it completes at the end of the turn, in order, in the trace context it was
  * made in. (Over TLS these are the cleartext writes of the connection; encryption happens in the flush.)
+ * A connection destroyed within the turn has what it wrote before written first.
  */
 export function coalesceSocketWrites(server: HttpServer): void {
   let pending: Array<() => void> = [];
@@ -44,6 +45,12 @@ export function coalesceSocketWrites(server: HttpServer): void {
     };
     socket._write = deferred._write;
     if (writev) socket._writev = deferred._writev;
+    // Written, then destroyed (a refusal Node's parser raised, answered on the socket): the bytes go first.
+    const destroy = socket.destroy;
+    socket.destroy = function (this: Socket, ...args: Parameters<Socket['destroy']>) {
+      flush();
+      return destroy.apply(this, args);
+    };
   };
   server.on(server instanceof TlsServer ? 'secureConnection' : 'connection', coalesce);
 }
