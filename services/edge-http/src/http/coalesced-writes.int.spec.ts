@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { currentTraceId, shutdownTelemetry, startTelemetry, traceIncomingRequests } from '@app/telemetry';
 import { coalesceSocketWrites } from './coalesced-writes.js';
@@ -90,83 +90,69 @@ function responseOf(socket: Socket): Promise<{ status: number; body: string }> {
 }
 
 describe('Coalesced socket writes', () => {
+  let app: FastifyInstance;
+  let port: number;
+  let seen: Seen;
+  beforeEach(async () => void ({ app, port, seen } = await startApp()));
+  afterEach(() => app.close());
+
   describe('When ten requests on ten connections are read in one turn', () => {
     it('should write no response before all ten are handled, and complete each in its own trace context', async () => {
-      const { app, port, seen } = await startApp();
-      try {
-        const sockets = await connections(port, seen, 10);
-        const responses = sockets.map(responseOf);
-        // One synchronous loop: all ten are on the server's sockets before its next poll.
-        sockets.forEach((socket, n) => socket.write(`GET /echo?n=${n} HTTP/1.1\r\nHost: x\r\n\r\n`));
+      const sockets = await connections(port, seen, 10);
+      const responses = sockets.map(responseOf);
+      // One synchronous loop: all ten are on the server's sockets before its next poll.
+      sockets.forEach((socket, n) => socket.write(`GET /echo?n=${n} HTTP/1.1\r\nHost: x\r\n\r\n`));
 
-        expect(await Promise.all(responses)).toEqual(sockets.map((_, n) => ({ status: 200, body: `n=${n}` })));
-        expect(seen.nonePending).toEqual(sockets.map(() => true));
-        for (const n of sockets.keys()) {
-          expect(seen.handledIn.get(String(n))).toMatch(/^[0-9a-f]{32}$/);
-          expect(seen.finishedIn.get(String(n))).toBe(seen.handledIn.get(String(n)));
-        }
-        expect(new Set(seen.handledIn.values()).size).toBe(10);
-        sockets.forEach((socket) => socket.destroy());
-      } finally {
-        await app.close();
+      expect(await Promise.all(responses)).toEqual(sockets.map((_, n) => ({ status: 200, body: `n=${n}` })));
+      expect(seen.nonePending).toEqual(sockets.map(() => true));
+      for (const n of sockets.keys()) {
+        expect(seen.handledIn.get(String(n))).toMatch(/^[0-9a-f]{32}$/);
+        expect(seen.finishedIn.get(String(n))).toBe(seen.handledIn.get(String(n)));
       }
+      expect(new Set(seen.handledIn.values()).size).toBe(10);
+      sockets.forEach((socket) => socket.destroy());
     });
   });
 
   describe('When a handler sends its response', () => {
     it('should hold its bytes only until the end of the event-loop turn', async () => {
-      const { app, port, seen } = await startApp();
-      try {
-        const res = await fetch(`http://127.0.0.1:${port}/echo?n=7`);
-        expect(await res.text()).toBe('n=7');
-        expect(seen.nonePending).toEqual([true]);
-        expect(seen.writtenByTurnEnd).toEqual([true]);
-      } finally {
-        await app.close();
-      }
+      const res = await fetch(`http://127.0.0.1:${port}/echo?n=7`);
+      expect(await res.text()).toBe('n=7');
+      expect(seen.nonePending).toEqual([true]);
+      expect(seen.writtenByTurnEnd).toEqual([true]);
     });
   });
 
   describe('When a connection is written to and destroyed in the same turn', () => {
     it('should write what it was sent before destroying it', async () => {
-      const { app, port, seen } = await startApp();
-      try {
-        // As the edge answers a request Node's parser refused (headers too large): write, then destroy.
-        app.server.removeAllListeners('clientError');
-        app.server.on('clientError', (_err, socket) => {
-          socket.write('HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Length: 3\r\nConnection: close\r\n\r\nbig');
-          socket.destroy();
-        });
-        const [socket] = await connections(port, seen, 1);
-        const response = responseOf(socket!);
-        socket!.write(`GET /echo?n=1 HTTP/1.1\r\nHost: x\r\nX-Padding: ${'a'.repeat(20_000)}\r\n\r\n`);
-        expect(await response).toEqual({ status: 431, body: 'big' });
-      } finally {
-        await app.close();
-      }
+      // As the edge answers a request Node's parser refused (headers too large): write, then destroy.
+      app.server.removeAllListeners('clientError');
+      app.server.on('clientError', (_err, socket) => {
+        socket.write('HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Length: 3\r\nConnection: close\r\n\r\nbig');
+        socket.destroy();
+      });
+      const [socket] = await connections(port, seen, 1);
+      const response = responseOf(socket!);
+      socket!.write(`GET /echo?n=1 HTTP/1.1\r\nHost: x\r\nX-Padding: ${'a'.repeat(20_000)}\r\n\r\n`);
+      expect(await response).toEqual({ status: 431, body: 'big' });
     });
   });
 
   describe('When many requests of every kind are in flight at once', () => {
     it('should answer each with its own status and body, and log nothing', async () => {
-      const { app, port, seen } = await startApp();
-      try {
-        const calls = Array.from({ length: 60 }, (_, i) => {
-          const kind = i % 5;
-          const path = [`/echo?n=${i}`, `/later?n=${i}&ms=${i % 7}`, `/sends?n=${i}`, '/fails', `/missing/${i}`][kind]!;
-          return fetch(`http://127.0.0.1:${port}${path}`).then(async (r) => ({ i, kind, status: r.status, body: await r.text() }));
-        });
-        for (const { i, kind, status, body } of await Promise.all(calls)) {
-          if (kind === 0) expect({ status, body }).toEqual({ status: 200, body: `n=${i}` });
-          if (kind === 1) expect({ status, body: JSON.parse(body) }).toEqual({ status: 200, body: { n: String(i) } });
-          if (kind === 2) expect({ status, body }).toEqual({ status: 202, body: `sent ${i}` });
-          if (kind === 3) expect({ status, message: JSON.parse(body).message }).toEqual({ status: 400, message: 'no such thing' });
-          if (kind === 4) expect(status).toBe(404);
-        }
-        expect(seen.logged).toEqual([]);
-      } finally {
-        await app.close();
+      const calls = Array.from({ length: 60 }, (_, i) => {
+        const kind = i % 5;
+        const path = [`/echo?n=${i}`, `/later?n=${i}&ms=${i % 7}`, `/sends?n=${i}`, '/fails', `/missing/${i}`][kind]!;
+        return fetch(`http://127.0.0.1:${port}${path}`).then(async (r) => ({ i, kind, status: r.status, body: await r.text() }));
+      });
+      for (const { i, kind, status, body } of await Promise.all(calls)) {
+        if (kind === 0) expect({ status, body }).toEqual({ status: 200, body: `n=${i}` });
+        if (kind === 1) expect({ status, body: JSON.parse(body) }).toEqual({ status: 200, body: { n: String(i) } });
+        if (kind === 2) expect({ status, body }).toEqual({ status: 202, body: `sent ${i}` });
+        if (kind === 3) expect({ status, message: JSON.parse(body).message }).toEqual({ status: 400, message: 'no such thing' });
+        if (kind === 4) expect(status).toBe(404);
       }
+      expect(seen.logged).toEqual([]);
     });
   });
 });

@@ -31,20 +31,15 @@ export function coalesceSocketWrites(server: HttpServer): void {
   const later = (write: () => void) => {
     if (pending.push(write) === 1) setImmediate(flush);
   };
+  /** Holds one write of a connection for the flush, to run in the trace context it was made in. */
+  const hold = (callback: (error?: Error | null) => void, write: () => void) => {
+    const ctx = context.active();
+    later(() => context.with(ctx, () => settle(callback, write)));
+  };
   const coalesce = (socket: Socket) => {
     const { _write: write, _writev: writev } = socket as Writes;
-    const deferred: Writes = {
-      _write(chunk, encoding, callback) {
-        const ctx = context.active();
-        later(() => context.with(ctx, () => settle(callback, () => write.call(socket, chunk, encoding, callback))));
-      },
-      _writev(chunks, callback) {
-        const ctx = context.active();
-        later(() => context.with(ctx, () => settle(callback, () => writev!.call(socket, chunks, callback))));
-      },
-    };
-    socket._write = deferred._write;
-    if (writev) socket._writev = deferred._writev;
+    socket._write = (chunk, encoding, callback) => hold(callback, () => write.call(socket, chunk, encoding, callback));
+    if (writev) socket._writev = (chunks, callback) => hold(callback, () => writev.call(socket, chunks, callback));
     // Written, then destroyed (a refusal Node's parser raised, answered on the socket): the bytes go first.
     const destroy = socket.destroy;
     socket.destroy = function (this: Socket, ...args: Parameters<Socket['destroy']>) {
