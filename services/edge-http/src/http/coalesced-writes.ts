@@ -1,9 +1,15 @@
 import type { Server as HttpServer } from 'node:http';
 import type { Socket } from 'node:net';
 import { Server as TlsServer } from 'node:tls';
-import { context } from '@app/telemetry';
+import { context, type Context } from '@app/telemetry';
 
 type Writes = Pick<Socket, '_write' | '_writev'>;
+type WriteCallback = (error?: Error | null) => void;
+interface Held {
+  ctx: Context;
+  callback: WriteCallback;
+  write: () => void;
+}
 
 /**
  * Makes `server` write what one turn of the event loop sends to its connections together, at the end of
@@ -22,19 +28,15 @@ type Writes = Pick<Socket, '_write' | '_writev'>;
  * A connection destroyed within the turn has what it wrote before written first.
  */
 export function coalesceSocketWrites(server: HttpServer): void {
-  let pending: Array<() => void> = [];
+  let pending: Held[] = [];
   const flush = () => {
     const batch = pending;
     pending = [];
-    for (const write of batch) write();
-  };
-  const later = (write: () => void) => {
-    if (pending.push(write) === 1) setImmediate(flush);
+    for (const { ctx, callback, write } of batch) context.with(ctx, settle, undefined, callback, write);
   };
   /** Holds one write of a connection for the flush, to run in the trace context it was made in. */
-  const hold = (callback: (error?: Error | null) => void, write: () => void) => {
-    const ctx = context.active();
-    later(() => context.with(ctx, () => settle(callback, write)));
+  const hold = (callback: WriteCallback, write: () => void) => {
+    if (pending.push({ ctx: context.active(), callback, write }) === 1) setImmediate(flush);
   };
   const coalesce = (socket: Socket) => {
     const { _write: write, _writev: writev } = socket as Writes;
@@ -51,7 +53,7 @@ export function coalesceSocketWrites(server: HttpServer): void {
 }
 
 /** A write that throws fails its own connection (through its callback), never the rest of the batch. */
-function settle(callback: (error?: Error | null) => void, write: () => void): void {
+function settle(callback: WriteCallback, write: () => void): void {
   try {
     write();
   } catch (err) {
