@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -162,6 +163,22 @@ describe('TLS', () => {
   describe('When a client puts ChaCha20-Poly1305 first (a device without AES instructions)', () => {
     it("should follow the client's choice", async () => {
       expect(await cipherOf('TLS_CHACHA20_POLY1305_SHA256:TLS_AES_256_GCM_SHA384:TLS_AES_128_GCM_SHA256')).toBe('TLSv1.3 TLS_CHACHA20_POLY1305_SHA256');
+    });
+  });
+});
+
+describe('Processes', () => {
+  /** The options Node was started with in a process of the stack, as its kernel records them. */
+  const nodeOptionsOf = (name: string) => {
+    const pid = stack.processes.find((p) => p.name === name)?.process.pid;
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    return argv.slice(1, argv.indexOf('--import'));
+  };
+
+  describe('When the stack runs its services', () => {
+    it("should give the edge's heap semi-spaces of 32 MiB (fewer young collections under load), the others V8's", () => {
+      expect(nodeOptionsOf('edge-http')).toContain('--max-semi-space-size=32');
+      for (const name of ['auth-quota', 'scheduler', 'renderer-1']) expect(nodeOptionsOf(name).join(' ')).not.toMatch(/semi-space/);
     });
   });
 });

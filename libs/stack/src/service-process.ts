@@ -29,8 +29,11 @@ export function startServiceProcess(opts: {
   env: NodeJS.ProcessEnv;
   logs: LogMode;
   cwd: string;
+  /** Node and V8 options of this service's process (its heap's shape). */
+  nodeFlags?: readonly string[] | undefined;
 }): ServiceProcess {
-  const child = spawn(process.execPath, ['--enable-source-maps', '--import', '@app/telemetry/register', opts.entry], {
+  const args = ['--enable-source-maps', ...(opts.nodeFlags ?? []), '--import', '@app/telemetry/register', opts.entry];
+  const child = spawn(process.execPath, args, {
     cwd: opts.cwd,
     env: { ...opts.env, OTEL_SERVICE_NAME: opts.env.OTEL_SERVICE_NAME ?? opts.name.replace(/-\d+$/, '') },
     stdio: ['ignore', 'pipe', 'pipe'],

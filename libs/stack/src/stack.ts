@@ -69,6 +69,17 @@ const HEALTH_PORT_VARIABLE: Record<ServiceName, string> = {
   renderer: 'RENDERER_HEALTH_PORT',
 };
 
+/**
+ * Node options per service, beside its entry (the image's and the package's start commands pass the same).
+ * The edge allocates about 16 kB per request it answers, and each young-generation collection pauses every
+ * request in flight. With semi-spaces of 32 MiB instead of V8's 16, under a cache-hit load it collected
+ * about 6 times a second instead of 8 to 12, spending half the time in them, and no full collection ran
+ * (1 to 4 per 12 s before): a cache hit's p99 dropped with them (see the README's benchmark section).
+ */
+export const NODE_FLAGS: Partial<Record<ServiceName, readonly string[]>> = {
+  'edge-http': ['--max-semi-space-size=32'],
+};
+
 const entry = (service: ServiceName) => join(REPO_ROOT, 'services', service, 'dist', 'main.js');
 
 /** Starts NATS (unless given) and the five services as separate processes, like `npm start`. */
@@ -166,6 +177,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       const p = superviseService({
         name,
         entry: entry(service),
+        nodeFlags: NODE_FLAGS[service],
         env: {
           ...env,
           ...extra,

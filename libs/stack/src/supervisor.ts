@@ -33,6 +33,7 @@ export function superviseService(opts: {
   env: NodeJS.ProcessEnv;
   logs: LogMode;
   cwd: string;
+  nodeFlags?: readonly string[] | undefined;
   log: (line: string) => void;
 }): SupervisedService {
   let current: ServiceProcess;
