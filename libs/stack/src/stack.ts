@@ -70,11 +70,11 @@ const HEALTH_PORT_VARIABLE: Record<ServiceName, string> = {
 };
 
 /**
- * Node options per service, beside its entry (the image's and the package's start commands pass the same).
- * The edge allocates about 16 kB per request it answers, and each young-generation collection pauses every
- * request in flight. With semi-spaces of 32 MiB instead of V8's 16, under a cache-hit load it collected
- * about 6 times a second instead of 8 to 12, spending half the time in them, and no full collection ran
- * (1 to 4 per 12 s before): a cache hit's p99 dropped with them (see the README's benchmark section).
+ * Node options per service (docker-compose.yml and the service's own start script pass the same).
+ * The edge allocates about 16 kB per cache hit it answers, and each young-generation collection pauses
+ * every request in flight. With semi-spaces of 32 MiB instead of V8's 16, under a cache-hit load it
+ * collected about 6 times a second instead of 8 to 12, spending two thirds of the time in it, and no full
+ * collection ran (1 to 4 per 12 s before): a cache hit's p99 dropped with them (see the README's benchmark).
  */
 export const NODE_FLAGS: Partial<Record<ServiceName, readonly string[]>> = {
   'edge-http': ['--max-semi-space-size=32'],
