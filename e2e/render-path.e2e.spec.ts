@@ -178,7 +178,9 @@ describe('Processes', () => {
   describe('When the stack runs its services', () => {
     it("should give the edge's heap semi-spaces of 32 MiB (fewer young collections under load), the others V8's", () => {
       expect(nodeOptionsOf('edge-http')).toContain('--max-semi-space-size=32');
-      for (const name of ['auth-quota', 'scheduler', 'renderer-1']) expect(nodeOptionsOf(name).join(' ')).not.toMatch(/semi-space/);
+      for (const name of ['auth-quota', 'scheduler', 'webhook-dispatcher', 'renderer-1']) {
+        expect(nodeOptionsOf(name).join(' ')).not.toMatch(/semi-space/);
+      }
     });
   });
 });
