@@ -76,7 +76,7 @@ const HEALTH_PORT_VARIABLE: Record<ServiceName, string> = {
  * collected about 6 times a second instead of 8 to 12, spending two thirds of the time in it, and no full
  * collection ran (1 to 4 per 12 s before): a cache hit's p99 dropped with them (see the README's benchmark).
  */
-export const NODE_FLAGS: Partial<Record<ServiceName, readonly string[]>> = {
+const NODE_FLAGS: Partial<Record<ServiceName, readonly string[]>> = {
   'edge-http': ['--max-semi-space-size=32'],
 };
 
