@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import type { Manifest } from './parse-manifests.js';
 import { find, podTemplateOf } from './workloads.js';
 
-/** Variables read by Node.js itself or by libraries rather than by the project's code. */
-const READ_OUTSIDE_THE_PROJECT = new Set(['NODE_OPTIONS', 'NODE_ENV']);
+/** Variables read by Node.js, by libraries or by Chromium rather than by the project's code. */
+const READ_OUTSIDE_THE_PROJECT = new Set(['NODE_OPTIONS', 'NODE_ENV', 'HOME']);
 
 function sourcesUnder(dir: string): string[] {
   let entries;
