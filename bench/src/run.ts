@@ -110,11 +110,14 @@ async function loadBesideFloor(
   accessKey: string,
   body: Record<string, unknown>,
   coalescedFloor?: { port: number },
+  /** The same requests to the edge whose writes are not coalesced (EDGE_COALESCE_WRITES=0). */
+  uncoalesced?: { port: number },
 ) {
-  log(`${label} (interleaved with the floor's run${coalescedFloor ? ` and the coalescing floor's` : ''})`);
+  log(`${label} (interleaved with the floor's run${coalescedFloor ? ` and the coalescing floor's` : ''}${uncoalesced ? ", and the edge's without coalesced writes" : ''})`);
   const servers = [
     { port: floor.port, path: '/', runs: [] as HttpLoadResult[] },
     ...(coalescedFloor ? [{ port: coalescedFloor.port, path: '/', runs: [] as HttpLoadResult[] }] : []),
+    ...(uncoalesced ? [{ port: uncoalesced.port, path: '/v1/screenshot', runs: [] as HttpLoadResult[] }] : []),
     { port: ctx.stack.port, path: '/v1/screenshot', runs: [] as HttpLoadResult[] },
   ];
   for (const s of servers) await httpLoad(loadOptions(s.port, accessKey, body, s.path, WARMUP_SECONDS));
@@ -123,10 +126,21 @@ async function loadBesideFloor(
   for (let i = 0; i < LOAD_SECONDS / SLICE_SECONDS; i++) for (const slice of i % 2 === 0 ? slices : [...slices].reverse()) await slice();
   const [base, ...rest] = servers.map((s) => mergeRuns(s.runs));
   const ours = rest.pop()!;
+  const notCoalesced = uncoalesced ? rest.pop() : undefined;
   const coalesced = rest[0];
   rows.push({ scenario: `(${id}) ${label}`, metric: 'requests/s', ours: round(ours.requestsPerSecond, 0), floor: round(base!.requestsPerSecond, 0) });
   rows.push({ scenario: `(${id}) ${label}`, metric: 'p99 ms', ours: round(ours.p99Ms, 2), floor: round(base!.p99Ms, 2) });
-  return { ours: figures(ours), floor: figures(base!), ...(coalesced ? { coalescedFloor: figures(coalesced) } : {}) };
+  if (notCoalesced) {
+    const scenario = `(${id}) ${label}, EDGE_COALESCE_WRITES=0`;
+    rows.push({ scenario, metric: 'requests/s', ours: round(notCoalesced.requestsPerSecond, 0), floor: round(base!.requestsPerSecond, 0) });
+    rows.push({ scenario, metric: 'p99 ms', ours: round(notCoalesced.p99Ms, 2), floor: round(base!.p99Ms, 2) });
+  }
+  return {
+    ours: figures(ours),
+    floor: figures(base!),
+    ...(coalesced ? { coalescedFloor: figures(coalesced) } : {}),
+    ...(notCoalesced ? { uncoalesced: figures(notCoalesced) } : {}),
+  };
 }
 
 /**
@@ -166,12 +180,14 @@ async function besideTheFloor(ctx: Ctx) {
     const portOf = (s: { url: string }) => ({ port: Number(new URL(s.url).port) });
     try {
       if (want(3)) {
-        const r = await loadBesideFloor(ctx, portOf(server), 3, hit.label, ctx.stack.demo.accessKey, request, portOf(coalescing));
+        const uncoalesced = { port: ctx.stack.edgePorts[1]! };
+        const r = await loadBesideFloor(ctx, portOf(server), 3, hit.label, ctx.stack.demo.accessKey, request, portOf(coalescing), uncoalesced);
         results[`load_3_${hit.key}`] = { ...r, bodyBytes };
         const scenario = `${hit.key === 'page' ? '(3, 4)' : '(3)'} floor: bare Node HTTPS server, ${bodyBytes} B body`;
         const coalesced = `(3) the floor writing each turn's responses together, ${bodyBytes} B body`;
+        // The floor's rows go before the edge's two (3) rows, coalesced and not.
         rows.splice(
-          rows.length - 2,
+          rows.length - 4,
           0,
           { scenario, metric: 'requests/s', ours: round(r.floor.requestsPerSecond, 0) },
           { scenario, metric: 'p99 ms', ours: round(r.floor.p99Ms, 2) },
@@ -245,6 +261,9 @@ try {
     log('starting the stack');
     const stack = await startTestStack({
       renderers: 1,
+      // (3) also measures a second edge whose writes are not coalesced (idle otherwise).
+      edges: want(3) ? 2 : 1,
+      edgeEnv: [{}, { EDGE_COALESCE_WRITES: '0' }],
       env: { ALLOW_PRIVATE_TARGETS: '1', LOG_LEVEL: 'warn', RENDERER_CONCURRENCY: '8', ...UNLIMITED },
     });
     const baselines = await startBaselines();

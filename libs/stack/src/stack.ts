@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureDemoAccount, type DemoKeys } from './demo-account.js';
@@ -22,6 +22,8 @@ export interface StackOptions {
   renderers?: number;
   /** edge-http replicas; the first listens on `port`, the others on free ports. */
   edges?: number;
+  /** Extra environment of each edge replica, in replica order (over `env`). */
+  edgeEnv?: NodeJS.ProcessEnv[];
   /** scheduler replicas on the same event store; the edges call the first. */
   schedulers?: number;
   /** auth-quota replicas (default 1), each on its own gRPC port; every client spreads its calls over all. */
@@ -70,15 +72,14 @@ const HEALTH_PORT_VARIABLE: Record<ServiceName, string> = {
 };
 
 /**
- * Node options per service (docker-compose.yml and the service's own start script pass the same).
- * The edge allocates about 16 kB per cache hit it answers, and each young-generation collection pauses
- * every request in flight. With semi-spaces of 32 MiB instead of V8's 16, under a cache-hit load it
- * collected about 6 times a second instead of 8 to 12, spending two thirds of the time in it, and no full
- * collection ran (1 to 4 per 12 s before): a cache hit's p99 dropped with them (see the README's benchmark).
+ * Node and V8 options of a service's process: `config.node_flags` in its package.json, the one place they
+ * are stated (its `npm start` passes them as `$npm_package_config_node_flags`, the container image reads
+ * them too). The edge's are its semi-spaces of 32 MiB (docs/operations.md says why).
  */
-const NODE_FLAGS: Partial<Record<ServiceName, readonly string[]>> = {
-  'edge-http': ['--max-semi-space-size=32'],
-};
+function nodeFlagsOf(service: ServiceName): string[] {
+  const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'services', service, 'package.json'), 'utf8')) as { config?: { node_flags?: string } };
+  return (manifest.config?.node_flags ?? '').split(/\s+/).filter(Boolean);
+}
 
 const entry = (service: ServiceName) => join(REPO_ROOT, 'services', service, 'dist', 'main.js');
 
@@ -177,7 +178,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       const p = superviseService({
         name,
         entry: entry(service),
-        nodeFlags: NODE_FLAGS[service],
+        nodeFlags: nodeFlagsOf(service),
         env: {
           ...env,
           ...extra,
@@ -216,7 +217,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     ]);
     const edgePorts = [port];
     for (let i = 1; i < (opts.edges ?? 1); i++) edgePorts.push(await freePort());
-    await Promise.all(edgePorts.map((p, i) => launch('edge-http', { PORT: String(p) }, i)));
+    await Promise.all(edgePorts.map((p, i) => launch('edge-http', { ...opts.edgeEnv?.[i], PORT: String(p) }, i)));
     const demo = await ensureDemoAccount({ authQuotaAddress, dataDir, fixed: opts.demoKeys });
     // Where the running services are, for tools such as `npm run admin`.
     writeFileSync(join(dataDir, 'stack.json'), JSON.stringify({ authQuotaAddress, natsUrl, edgePorts }, null, 2));

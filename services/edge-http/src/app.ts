@@ -6,12 +6,10 @@ import { BUCKETS, Kvm, Objm, SUBJECTS, busStatus, connectNats, ensureTopology, j
 import { startHealthServer, type App, type HealthServer, type ReadinessCheck } from '@app/runtime';
 import { edgeMetrics } from './edge-metrics.js';
 import type { EdgeConfig } from './config.js';
-import type { AuthQuota, Clock, RenderQueue, ReservationOutcomes, ResultStore, TargetGuard } from './application/ports.js';
+import type { Clock, RenderQueue, ReservationOutcomes, ResultStore, TargetGuard } from './application/ports.js';
 import { renderSync } from './application/render-sync.js';
-import { grpcAuthQuota } from './adapters/grpc-auth-quota.js';
+import { edgeAdmission, grpcAuthQuota, type AuthQuotaClient } from './admission/index.js';
 import { natsReservationOutcomes } from './adapters/nats-reservation-outcomes.js';
-import { refusedKeysCache } from './adapters/refused-keys-cache.js';
-import { rateLeases } from './adapters/rate-leases.js';
 import { natsRenderQueue } from './adapters/nats-render-queue.js';
 import { netGuardTarget } from './adapters/net-guard-target.js';
 import { buildServer } from './http/build-server.js';
@@ -24,7 +22,7 @@ import { buildDashboard } from './dashboard/build-dashboard.js';
 export interface EdgeDeps {
   clock: Clock;
   nats: NatsConnection;
-  authQuota: AuthQuota & { close?(): void; ready?(): Promise<void> };
+  authQuota: AuthQuotaClient & { close?(): void; ready?(): Promise<void> };
   reservations: ReservationOutcomes;
   queue: RenderQueue;
   results: ResultStore;
@@ -45,17 +43,18 @@ export async function createApp(config: EdgeConfig, logger: Logger, o: Partial<E
   const js = jetstream(nats);
   const bus = busStatus(nats);
   const authQuotaClient = o.authQuota ?? grpcAuthQuota(config.authQuotaAddress);
-  // Floods of bad keys are answered here; any account's key change clears the memory on every edge.
-  const refused = refusedKeysCache(authQuotaClient, { ttlMs: config.refusedKeyTtlMs, maxEntries: 100_000 });
-  const keyChanges = nats.subscribe(SUBJECTS.accountKeysChanged, { callback: () => refused.forget() });
-  // Busy keys (cache hits) are admitted here from rate leases; any change of an account drops its leases.
   const metrics = edgeMetrics();
-  const leases = rateLeases(refused.authQuota, {
+  // One admission seam: busy keys' possible cache hits admitted here from rate leases, floods of bad keys
+  // answered from memory, the rest by auth-quota. Key changes clear the memory and account changes drop
+  // the account's leases, on every edge.
+  const admission = edgeAdmission(authQuotaClient, {
+    refusedKeyTtlMs: config.refusedKeyTtlMs,
     onSpent: metrics.leased,
     onReturnError: (err) => logger.warn({ err }, 'giving back the unspent units of a rate lease failed'),
   });
-  const authQuota = leases.authQuota;
-  const accountChanges = nats.subscribe(SUBJECTS.accountDirectoryChanged, { callback: (_err, msg) => leases.accountChanged(msg.string()) });
+  const authQuota = admission.admitter;
+  const keyChanges = nats.subscribe(SUBJECTS.accountKeysChanged, { callback: () => admission.keysChanged() });
+  const accountChanges = nats.subscribe(SUBJECTS.accountDirectoryChanged, { callback: (_err, msg) => admission.accountChanged(msg.string()) });
   // Parameters too large for a message (a big html) travel by reference, through the render-inputs store.
   const jobPublisher = await openRenderJobPublisher(nats, js);
   const queue = o.queue ?? natsRenderQueue(nats, jobPublisher, bus);
@@ -108,6 +107,7 @@ export async function createApp(config: EdgeConfig, logger: Logger, o: Partial<E
     logger,
     tls: config.tls ? { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) } : undefined,
     bodyLimitBytes: config.bodyLimitBytes,
+    coalesceWrites: config.coalesceWrites,
     authQuota,
     reservations,
     renderSync: syncRender,
@@ -138,7 +138,7 @@ export async function createApp(config: EdgeConfig, logger: Logger, o: Partial<E
       await asyncRenders.stop();
       keyChanges.unsubscribe();
       accountChanges.unsubscribe();
-      await leases.close();
+      await admission.close();
       authQuotaClient.close?.();
       scheduler.close?.();
       dashboard.close();

@@ -33,6 +33,8 @@ const schema = z
     EDGE_ASYNC_QUEUE_WAIT_MS: envInt(60_000, 1_000),
     /** How often expired files, cache entries and stuck async renders are swept. */
     EDGE_SWEEP_INTERVAL_MS: envInt(60_000, 100),
+    /** Write what one event-loop turn sends to its connections together, at the turn's end (http/coalesced-writes.ts). */
+    EDGE_COALESCE_WRITES: envBool(true),
   })
   .superRefine((c, ctx) => {
     if (c.EDGE_PLAIN_HTTP) return;
@@ -61,6 +63,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env) {
     publicUrl: c.EDGE_PUBLIC_URL,
     asyncQueueWaitMs: c.EDGE_ASYNC_QUEUE_WAIT_MS,
     sweepIntervalMs: c.EDGE_SWEEP_INTERVAL_MS,
+    coalesceWrites: c.EDGE_COALESCE_WRITES,
   };
 }
 

@@ -10,11 +10,11 @@ import { startHealthServer, type App, type HealthServer } from '@app/runtime';
 import type { SchedulerConfig } from './config.js';
 import type { AuthQuota, Clock, RenderJobs, TargetGuard } from './application/ports.js';
 import { taskCommands } from './application/task-commands.js';
-import { dueRunRequests, type TickResult } from './application/request-due-runs.js';
-import { dispatchRun } from './application/dispatch-run.js';
+import { dueRunRequests, dueRuns, type TickResult } from './application/request-due-runs.js';
+import { runStarter } from './application/start-run.js';
 import { runPreparation } from './application/prepare-runs.js';
 import { natsRunPrepareRequests } from './adapters/nats-run-prepare-requests.js';
-import { runPrepareConsumer } from './entrypoints/nats/run-prepare.consumer.js';
+import { aheadTrigger, dueTimeTrigger, runStartConsumer } from './entrypoints/nats/run-start.consumer.js';
 import { dueInstantTimer } from './entrypoints/cron/due-instant.timer.js';
 import { finishRun } from './application/finish-run.js';
 import { eventStoreTaskStreams } from './adapters/event-store-task-streams.js';
@@ -26,7 +26,6 @@ import { taskEventRelay } from './adapters/task-event-relay.js';
 import { netGuardTarget } from './adapters/net-guard-target.js';
 import { taskViews, type TaskViews } from './projections/task-views/task-views.js';
 import { schedulerService } from './entrypoints/grpc/scheduler.service.js';
-import { runDispatchConsumer } from './entrypoints/nats/run-dispatch.consumer.js';
 import { taskRunsConsumer } from './entrypoints/nats/task-runs.consumer.js';
 import { dueRunsTicker } from './entrypoints/cron/due-runs.ticker.js';
 import { schedulerMetrics } from './scheduler-metrics.js';
@@ -85,47 +84,39 @@ export async function createApp(config: SchedulerConfig, logger: Logger, o: Part
   });
   const newId = o.newId ?? randomUUID;
   const newFileName = o.newFileName ?? (() => randomBytes(32).toString('base64url'));
-  // At the due instant (and on every tick), prepared runs start: their jobs go out, then the relay.
-  const startDue = async () => {
-    const started = await preparation.startDue();
-    if (started > 0) void relay.flush().catch(() => undefined);
-    if (preparation.readyCount() > 0) timer.arm(preparation.nextDueAt());
-  };
-  const timer = dueInstantTimer({ fire: startDue, logger });
-  const runDeps = { streams, authQuota, jobs, guard, clock, newId, newFileName, onDispatched: o.onDispatched ?? schedulerMetrics().dispatched };
+  const flushRelay = () => void relay.flush().catch(() => undefined);
+  // One run-start pipeline, two triggers: the due time (a claimed run's event) and ahead (a prepare request).
+  const onDispatched = o.onDispatched ?? schedulerMetrics().dispatched;
+  const starter = runStarter({ streams, authQuota, jobs, guard, clock, newId, newFileName, onDispatched });
   const preparation = runPreparation({
-    ...runDeps,
+    starter,
+    streams,
     views,
+    clock,
     concurrency: config.dispatchConcurrency,
+    onDispatched,
     onReady: (dueAt) => timer.arm(dueAt),
     onError: (err, taskId) => logger.error({ err, taskId }, 'starting a prepared run failed'),
   });
-  const announce = natsRunPrepareRequests(js);
-  const dueTick = dueRunRequests({
-    views,
-    streams,
-    clock,
-    prepareLeadMs: config.prepareLeadMs,
-    onUpcoming: announce,
-    onError: (err, taskId) => logger.error({ err, taskId }, 'claiming a due run failed'),
+  const due = dueRuns({
+    preparation,
+    requestDue: dueRunRequests({
+      views,
+      streams,
+      clock,
+      prepareLeadMs: config.prepareLeadMs,
+      onUpcoming: natsRunPrepareRequests(js),
+      onError: (err, taskId) => logger.error({ err, taskId }, 'claiming a due run failed'),
+    }),
+    // Prepared runs started at their due instant: their events go out now.
+    onStarted: flushRelay,
+    arm: (dueAt) => timer.arm(dueAt),
   });
-  const tick = async () => {
-    await startDue();
-    return dueTick();
-  };
-  const ticker = dueRunsTicker({
-    tick,
-    intervalMs: config.tickMs,
-    logger,
-    onStarted: () => void relay.flush().catch(() => undefined),
-  });
-  const dispatcher = runDispatchConsumer({
-    js,
-    dispatch: dispatchRun(runDeps),
-    concurrency: config.dispatchConcurrency,
-    logger,
-  });
-  const preparer = runPrepareConsumer({ js, preparation, concurrency: config.dispatchConcurrency, logger });
+  const timer = dueInstantTimer({ fire: due.startDue, logger });
+  const ticker = dueRunsTicker({ tick: due.tick, intervalMs: config.tickMs, logger, onStarted: flushRelay });
+  const concurrency = config.dispatchConcurrency;
+  const dispatcher = runStartConsumer({ js, trigger: dueTimeTrigger, start: starter.atDueTime, concurrency, logger });
+  const preparer = runStartConsumer({ js, trigger: aheadTrigger, start: preparation.prepare, concurrency, logger });
   const outcomes = taskRunsConsumer({ js, finish: finishRun({ streams, clock }), concurrency: config.concurrency, logger });
 
   let grpc: GrpcServer | undefined;
@@ -134,7 +125,7 @@ export async function createApp(config: SchedulerConfig, logger: Logger, o: Part
   return {
     views,
     relay,
-    tick,
+    tick: due.tick,
     grpcPort: () => grpc?.port ?? 0,
     async start() {
       await views.catchUp();

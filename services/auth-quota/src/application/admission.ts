@@ -1,3 +1,4 @@
+import { leaseEligible } from '@app/admission-client';
 import { AppError, errors, isAppError } from '@app/errors';
 import type { OpenAccountState } from '../domain/account/account.js';
 import { planAllows, type Plan, type PlanLimits } from '../domain/account/plans.js';
@@ -87,17 +88,11 @@ const unavailable = (cause: unknown) =>
   new AppError('service_unavailable', 'Quota state is unavailable; retry shortly.', { retryAfterSeconds: 2, cause });
 
 /**
- * Whether a request may take a rate lease: a render whose quota is deferred (a possible cache hit),
- * unsigned, of an account that requires no signature, and not an internal caller's. Its holder admits the
- * later requests alike without auth-quota, so none of them may need a check only auth-quota makes.
+ * Whether a request may take a rate lease: one that is lease-eligible (the terms both services share: a
+ * render whose quota is deferred, unsigned), of an account that requires no signature, and not an
+ * internal caller's.
  */
-const leaseQualifies = (input: AdmitInput, account: OpenAccountState) =>
-  input.usage === 'render' &&
-  input.deferQuota === true &&
-  !input.signature &&
-  !input.bodySignature &&
-  !account.signatureRequired &&
-  !input.accountId;
+const leaseQualifies = (input: AdmitInput, account: OpenAccountState) => leaseEligible(input) && !account.signatureRequired && !input.accountId;
 
 const reserveRefusal = (d: Exclude<ReserveDecision, { kind: 'reserved' }>): AppError =>
   d.kind === 'quota_exceeded' ? errors.quotaExceeded(d.retryAfterSeconds) : errors.concurrencyLimited(d.limit, d.retryAfterSeconds);

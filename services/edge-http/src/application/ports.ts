@@ -27,7 +27,7 @@ export interface AdmitRequest {
 
 /**
  * Units of the account's current rate window, counted already, that this edge may spend on later
- * requests with the same key, usage and features for `validMs`; unspent units go back (`returnLease`).
+ * requests with the same key, usage and features for `validMs`; unspent units go back to auth-quota.
  */
 export interface RateLease {
   id: string;
@@ -55,10 +55,15 @@ export interface AuthQuota {
   /** One unit of quota for an account admitted with `deferQuota`; 423 quota_exceeded when used up. */
   reserve(accountId: string): Promise<string>;
   usage(accountId: string): Promise<Usage>;
-  /** Gives back the units of a rate lease this edge did not spend (a repeat gives nothing more). */
-  returnLease?(accountId: string, leaseId: string, unused: number): Promise<void>;
-  /** Admits the request here and now when this edge holds what it needs (a rate lease); else undefined. */
-  admitNow?(request: AdmitRequest): Admitted | undefined;
+}
+
+/**
+ * Admission of the API's requests at the edge (the admission/ module): auth-quota behind the edge's own
+ * memory of refused keys and its rate leases. `tryNow` admits a request here and now, without a promise,
+ * when this edge holds what it needs (a rate lease of its key); undefined sends it to `admit`.
+ */
+export interface Admitter extends AuthQuota {
+  tryNow(request: AdmitRequest): Admitted | undefined;
 }
 
 /**

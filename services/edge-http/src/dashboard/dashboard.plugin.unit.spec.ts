@@ -34,6 +34,7 @@ const console_ = {
   dailyUsage: async () => ({ month: '2026-11', days: [{ day: '2026-11-01', used: 4 }] }),
 } as unknown as AccountConsole;
 const authQuota = {
+  tryNow: () => undefined,
   usage: async () => ({ hits: { quota: 100, used: 4, remaining: 96 }, concurrency: { limit: 40, remaining: 40, reset: 0 } }),
 } as unknown as AuthQuota;
 const records = new Map<string, SessionRecord>();

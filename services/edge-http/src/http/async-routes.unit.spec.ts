@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import type { FastifyInstance } from 'fastify';
 import { createLogger } from '@app/logging';
 import { errors } from '@app/errors';
-import type { AuthQuota, ReservationOutcomes } from '../application/ports.js';
+import type { Admitter, ReservationOutcomes } from '../application/ports.js';
 import type { RenderSync } from '../application/render-sync.js';
 import { renderAsync } from '../results/render-async.js';
 import { renderCache } from '../results/render-cache.js';
@@ -16,7 +16,9 @@ const KEYS: Record<string, string> = { ak_one: 'acc_1', ak_two: 'acc_2' };
 let reservations = 0;
 /** Units of quota left to the accounts (reserve refuses past it). */
 let quotaLeft = Number.POSITIVE_INFINITY;
-const authQuota: AuthQuota = {
+const authQuota: Admitter = {
+  // No rate lease here: every request is admitted by `admit`.
+  tryNow: () => undefined,
   admit: vi.fn(async (req) => {
     const accountId = KEYS[req.accessKey];
     if (!accountId) throw errors.accessKeyInvalid();

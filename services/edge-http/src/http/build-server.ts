@@ -5,7 +5,7 @@ import { AppError } from '@app/errors';
 import { httpServerDuration, nameHttpRoute, traceIncomingRequests } from '@app/telemetry';
 import type { Logger } from '@app/logging';
 import { httpsServerOptions, type ReadinessCheck } from '@app/runtime';
-import type { AuthQuota, ReservationOutcomes } from '../application/ports.js';
+import type { Admitter, ReservationOutcomes } from '../application/ports.js';
 import type { RenderSync } from '../application/render-sync.js';
 import type { AsyncHttpDeps } from './async-http-deps.js';
 import { clientErrorHandler, errorHandler, frameworkErrorHandler, notFoundHandler, requestIdOf } from './errors.js';
@@ -28,7 +28,9 @@ export interface HttpDeps {
   logger: Logger;
   tls?: { key: Buffer; cert: Buffer };
   bodyLimitBytes: number;
-  authQuota: AuthQuota;
+  /** Write each event-loop turn's responses together (EDGE_COALESCE_WRITES; see coalesced-writes.ts). */
+  coalesceWrites?: boolean;
+  authQuota: Admitter;
   reservations: ReservationOutcomes;
   renderSync: RenderSync;
   health: () => Promise<Record<string, unknown>>;
@@ -51,7 +53,7 @@ const UNTRACED_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz']);
  * inside its trace's server span (probes excepted), so X-Service-Request-Id and every downstream call
  * carry the trace id.
  */
-function tracedServer(tls: HttpDeps['tls']): FastifyServerFactory {
+function tracedServer(tls: HttpDeps['tls'], coalesceWrites: boolean): FastifyServerFactory {
   return (handler, options) => {
     const listener = traceIncomingRequests<IncomingMessage, ServerResponse>(handler, { ignore: (req) => UNTRACED_PATHS.has(req.url ?? '') });
     const server = tls ? createHttpsServer(httpsServerOptions(tls), listener) : createHttpServer(listener);
@@ -60,7 +62,7 @@ function tracedServer(tls: HttpDeps['tls']): FastifyServerFactory {
     server.requestTimeout = requestTimeout ?? 0;
     server.setTimeout(connectionTimeout ?? 0);
     // What one event-loop turn sends (every response, errors included) is written at the turn's end.
-    coalesceSocketWrites(server);
+    if (coalesceWrites) coalesceSocketWrites(server);
     return server;
   };
 }
@@ -80,7 +82,7 @@ export async function buildServer(deps: HttpDeps): Promise<FastifyInstance> {
     // Requests arriving while the server closes are refused by the hook below, in the service's error shape.
     return503OnClosing: false,
     forceCloseConnections: 'idle',
-    serverFactory: tracedServer(deps.tls),
+    serverFactory: tracedServer(deps.tls, deps.coalesceWrites ?? false),
   }) as unknown as FastifyInstance;
 
   // Keep the raw body: signed POST requests are checked over the exact bytes sent.
@@ -131,7 +133,7 @@ export async function buildServer(deps: HttpDeps): Promise<FastifyInstance> {
   if (deps.asyncRenders) await app.register(filesRoutes, { openResultFile: deps.asyncRenders.openResultFile });
   await app.register(async (api) => {
     if (deps.available) await api.register(availabilityPlugin, { available: deps.available });
-    await api.register(admissionPlugin, { authQuota: deps.authQuota, reservations: deps.reservations });
+    await api.register(admissionPlugin, { admitter: deps.authQuota, reservations: deps.reservations });
     await api.register(renderRoutes, { renderSync: deps.renderSync, ...deps.asyncRenders });
     if (deps.asyncRenders) await api.register(rendersRoutes, deps.asyncRenders);
     await api.register(usageRoutes, { authQuota: deps.authQuota });

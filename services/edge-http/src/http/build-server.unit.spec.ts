@@ -2,13 +2,15 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { createLogger } from '@app/logging';
 import { errors, AppError } from '@app/errors';
-import type { AuthQuota, ReservationOutcomes } from '../application/ports.js';
+import type { Admitter, ReservationOutcomes } from '../application/ports.js';
 import type { RenderSync } from '../application/render-sync.js';
 import { buildServer } from './build-server.js';
 
 const VALID_KEY = 'ak_valid';
 
-const authQuota: AuthQuota = {
+const authQuota: Admitter = {
+  // No rate lease here: every request is admitted by `admit`.
+  tryNow: () => undefined,
   admit: vi.fn(async (req) => {
     if (req.accessKey !== VALID_KEY) throw errors.accessKeyInvalid();
     return { account: { accountId: 'acc_1', plan: 'basic' }, rateLimit: { limit: 40, remaining: 39, resetUnix: 1_800_000_000 }, reservationId: 'r1' };

@@ -26,6 +26,12 @@ interface Held {
  * the connection's write of it completes at the end of the turn, in order, in the trace context it was
  * made in. (Over TLS these are the cleartext writes of the connection; encryption happens in the flush.)
  * A connection destroyed within the turn has what it wrote before written first.
+ *
+ * It replaces three members of each accepted socket: `_write(chunk, encoding, callback)` and
+ * `_writev(chunks, callback)`, through which a Writable stream hands its bytes to the connection, and
+ * `destroy`. These are Node internals: coalesced-writes.int.spec.ts fails if a Node release changes their
+ * shape or stops writing responses through them. It runs only when `EDGE_COALESCE_WRITES` is on (the
+ * default; docs/operations.md): turned off, responses are written the moment they are ready.
  */
 export function coalesceSocketWrites(server: HttpServer): void {
   let pending: Held[] = [];

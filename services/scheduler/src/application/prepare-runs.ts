@@ -1,22 +1,13 @@
 import pMap from 'p-map';
-import { planRestrictedFeaturesOf } from '@app/render-params';
+import { ack, type Disposition } from '@app/errors';
 import { decide } from '../domain/task/task.decider.js';
-import { runIdOf, type ActiveTask } from '../domain/task/task.js';
-import { boundedMemo } from '../bounded-memo.js';
+import { runIdOf } from '../domain/task/task.js';
 import type { TaskView, TaskViews } from '../projections/task-views/task-views.js';
-import type { PreparedJob } from './ports.js';
-import { renderJob, type RunDeps } from './dispatch-run.js';
-import { checkTaskQuery } from './task-query.js';
+import type { Clock, PreparedJob, TaskStreams } from './ports.js';
+import type { ClaimedAhead, RunStarter } from './start-run.js';
 
 /** A run ready to start: its job goes out at the due instant unless its task changed meanwhile. */
-interface ReadyRun {
-  taskId: number;
-  runId: string;
-  dueAt: number;
-  accountId: string;
-  /** Encoded ahead: at the due instant, publishing it is all that is left. */
-  job: PreparedJob;
-  reservationId?: string;
+interface ReadyRun extends Omit<ClaimedAhead, 'task'> {
   /** What the job was built from: a task that no longer matches it is not run from it. */
   definition: string;
 }
@@ -44,87 +35,45 @@ const definitionOf = (t: Pick<TaskView, 'api' | 'query' | 'crontab' | 'timezone'
 /**
  * Runs prepared ahead of their due instant, so that the instant itself costs one publish per run.
  *
- * `prepare` (one replica per run, from the shared prepare consumer) does in the lead time what a run
- * needs before its job: the query checked with its operation's rules, the page with the SSRF policy, the
- * account admitted by auth-quota (one unit reserved), and the occurrence claimed in the task's stream
- * (`TaskRunPrepared`, at the version read: one claim per occurrence across replicas). A run that cannot be
- * prepared (a refusal, an unreachable service) is left to the due-time path, which records its failure.
+ * `prepare` (one replica per run, from the shared prepare consumer) starts a run through the ahead trigger
+ * of the run-start pipeline (start-run.ts) in the lead time: checked, admitted, claimed (`TaskRunPrepared`),
+ * its job made ready and held here. A run that cannot be prepared is left to the due-time path.
  *
  * `startDue` (at the due instant) publishes the jobs of the runs due, then records them started. A run
  * whose task was disabled, deleted or changed in the lead time is cancelled instead: its job is never
  * published and its reservation is released, so quota is charged only for renders that start (a changed
  * task's occurrence is claimable again and runs the usual way, with its new definition).
  */
-export function runPreparation(deps: RunDeps & {
-  views: TaskViews;
+export function runPreparation(deps: {
+  starter: Pick<RunStarter, 'ahead' | 'giveBack'>;
+  streams: TaskStreams;
+  views: Pick<TaskViews, 'catchUp' | 'byId'>;
+  clock: Clock;
   /** Publishes and records at once, at most. */
   concurrency: number;
+  /** Told, for every prepared run published, how long after its due time that happened (metrics). */
+  onDispatched?: (lagMs: number) => void;
   /** A new earliest due instant among the ready runs (the caller arms a timer for it). */
   onReady?: (dueAt: number) => void;
   onError?: (err: unknown, taskId: number) => void;
 }) {
-  const { streams, views, authQuota, jobs, guard, clock } = deps;
-  const checkQuery = boundedMemo(checkTaskQuery, (api, query) => `${api} ${query}`);
+  const { streams, views, clock, starter } = deps;
   const ready = new Map<string, ReadyRun>();
   const now = () => clock.now().getTime();
 
-  /** A reservation no job will carry: announced so that auth-quota releases it. */
-  const release = (accountId: string, reservationId: string | undefined) =>
-    reservationId ? jobs.withoutJob({ accountId, reservationId }).catch(() => undefined) : undefined;
-
-  async function prepare(request: { taskId: number; dueAt: number }): Promise<void> {
-    const { taskId, dueAt } = request;
-    const runId = runIdOf(taskId, dueAt);
-    if (ready.has(runId) || dueAt <= now()) return;
-    const { state } = await streams.load(taskId);
-    if (state.status !== 'Active' || !state.enabled || (state.lastDueAt !== null && dueAt <= state.lastDueAt)) return;
-    const checked = checkQuery(state.definition.api, state.definition.query);
-    if (!checked.params) return;
-    const { params } = checked;
-    try {
-      if (params.url) await guard.check(params.url, 'url');
-    } catch {
-      return;
-    }
-    let reservationId: string | undefined;
-    try {
-      ({ reservationId } = await authQuota.admitRun({ accountId: state.accountId, features: ['tasks', ...planRestrictedFeaturesOf(params)] }));
-    } catch {
-      return;
-    }
-    const ids = { jobId: deps.newId(), fileName: deps.newFileName() };
-    let change;
-    try {
-      change = await streams.change(taskId, (current) =>
-        decide({ type: 'PrepareRun', data: { runId, dueAt, ...ids, reservationId }, metadata: { now: now() } }, current),
-      );
-    } catch (err) {
-      await release(state.accountId, reservationId);
-      throw err;
-    }
-    if (change.events.length === 0) {
-      // Claimed meanwhile (by the due-time path) or disabled: this reservation is not needed.
-      await release(state.accountId, reservationId);
-      return;
-    }
-    const task = change.after as ActiveTask;
-    // The job is stamped with its due instant, the moment it will be published; it carries the reservation.
-    let job: PreparedJob;
-    try {
-      job = await jobs.prepare(renderJob(task, runId, { ...ids, reservationId }, params, dueAt));
-    } catch (err) {
-      // Claimed, and cannot start from here: given back to the due-time path, its reservation released.
-      await cancel({ taskId, runId, accountId: state.accountId, ...(reservationId ? { reservationId } : {}) });
-      throw err;
-    }
-    ready.set(runId, { taskId, runId, dueAt, accountId: state.accountId, job, definition: definitionOf({ ...task.definition }), ...(reservationId ? { reservationId } : {}) });
-    deps.onReady?.(dueAt);
+  /** Prepares the run of a prepare request (always acknowledged: a run not prepared takes the due-time path). */
+  async function prepare(request: { taskId: number; dueAt: number }): Promise<Disposition> {
+    const runId = runIdOf(request.taskId, request.dueAt);
+    if (ready.has(runId) || request.dueAt <= now()) return ack;
+    const claimed = await starter.ahead(request);
+    if (!claimed) return ack;
+    const { task, ...run } = claimed;
+    ready.set(runId, { ...run, definition: definitionOf({ ...task.definition }) });
+    deps.onReady?.(run.dueAt);
+    return ack;
   }
 
-  async function cancel(run: Pick<ReadyRun, 'taskId' | 'runId' | 'accountId' | 'reservationId'>): Promise<void> {
-    await streams.change(run.taskId, (current) => decide({ type: 'CancelPreparedRun', data: { runId: run.runId }, metadata: { now: now() } }, current));
-    await release(run.accountId, run.reservationId);
-  }
+  const cancel = (run: ReadyRun) => starter.giveBack(run);
 
   /** Starts every ready run that is due; returns how many started. */
   async function startDue(): Promise<number> {

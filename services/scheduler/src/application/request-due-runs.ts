@@ -5,6 +5,7 @@ import { dueOccurrence } from '../schedule/occurrences.js';
 import { cachedNextOccurrence } from '../schedule/occurrence-cache.js';
 import type { TaskView, TaskViews } from '../projections/task-views/task-views.js';
 import type { Clock, TaskStreams } from './ports.js';
+import type { RunPreparation } from './prepare-runs.js';
 
 /** Decisions: after downtime only the most recent missed occurrence runs, and only if less than an hour old. */
 export const CATCH_UP_WINDOW_MS = 3_600_000;
@@ -102,3 +103,31 @@ export function dueRunRequests(deps: {
 }
 
 export type DueRunTick = ReturnType<typeof dueRunRequests>;
+
+/**
+ * What the scheduler's timers run. `startDue` (at a prepared run's due instant, and on every tick) starts
+ * the prepared runs that are due; `tick` (every tick) does that, then claims the due occurrences and
+ * announces the upcoming ones.
+ */
+export function dueRuns(deps: {
+  preparation: Pick<RunPreparation, 'startDue' | 'readyCount' | 'nextDueAt'>;
+  requestDue: DueRunTick;
+  /** Runs started: their events are to be relayed now. */
+  onStarted: () => void;
+  /** The earliest due instant among the runs still prepared (the caller arms a timer for it). */
+  arm: (dueAt: number) => void;
+}) {
+  const { preparation } = deps;
+  const startDue = async (): Promise<void> => {
+    const started = await preparation.startDue();
+    if (started > 0) deps.onStarted();
+    if (preparation.readyCount() > 0) deps.arm(preparation.nextDueAt());
+  };
+  return {
+    startDue,
+    async tick(): Promise<TickResult> {
+      await startDue();
+      return deps.requestDue();
+    },
+  };
+}

@@ -1,3 +1,4 @@
+import { RATE_LEASE_LIFE_MS } from '@app/admission-client';
 /**
  * The limits of one account as one value: the current one-minute rate window, the committed usage of
  * each calendar month (UTC) and the open quota reservations with their hold. Every decision is a pure
@@ -87,8 +88,8 @@ const CONCURRENCY_RETRY_SECONDS = 2;
 export const LEASE_SHARE = 4;
 /** The most units one lease grants. */
 export const MAX_LEASE_UNITS = 10_000;
-/** How long a lease's units may be spent (never past the window's end). */
-export const LEASE_MS = 1_000;
+/** How long a lease's units may be spent (never past the window's end): the lease terms both services share. */
+export const LEASE_MS = RATE_LEASE_LIFE_MS;
 /**
  * The most leases one window records: leases of a second from a handful of edges make few in a minute,
  * and this bound keeps the account's limits value small whatever the callers do. Past it the window's

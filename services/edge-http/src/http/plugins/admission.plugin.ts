@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Admitted, AdmitRequest, AuthQuota, ReservationOutcomes } from '../../application/ports.js';
+import type { Admitted, AdmitRequest, Admitter, ReservationOutcomes } from '../../application/ports.js';
 import { isTrueParam, planRestrictedFeaturesOf } from '@app/render-params';
 import { accessKeyOf, inputOf, rawQueryOf } from '../access-key.js';
 import { routeOf } from '../route-of.js';
@@ -43,21 +43,22 @@ function featuresOf(request: FastifyRequest): string[] {
 
 /**
  * Admission for every route that declares a `usage`: authentication, signature, rate limit, plan,
- * quota reservation and renders in flight, by auth-quota (a busy key's renders that may be cache hits
- * are admitted here, from a rate lease: see adapters/rate-leases.ts). A render's reservation travels
+ * quota reservation and renders in flight, through the edge's one admission seam (`Admitter`, the
+ * admission/ module): `tryNow` admits a busy key's possible cache hits here, from a rate lease, without a
+ * promise; every other request is admitted by `admit`. A render's reservation travels
  * with its job and is settled from the job's outcome; a request that ends in an error (or creates a
  * task) announces its outcome itself, so the reservation is settled the same way (a failed request
  * costs nothing).
  */
-export const admissionPlugin = fp(async (app: FastifyInstance, opts: { authQuota: AuthQuota; reservations: ReservationOutcomes }) => {
-  const { authQuota, reservations } = opts;
+export const admissionPlugin = fp(async (app: FastifyInstance, opts: { admitter: Admitter; reservations: ReservationOutcomes }) => {
+  const { admitter, reservations } = opts;
 
   const onAdmitted = (request: FastifyRequest, reply: FastifyReply, deferQuota: boolean, admitted: Admitted) => {
     request.admitted = admitted;
     if (deferQuota) {
       request.reserveDeferredQuota = async () => {
         request.reserveDeferredQuota = undefined;
-        admitted.reservationId = await authQuota.reserve(admitted.account.accountId);
+        admitted.reservationId = await admitter.reserve(admitted.account.accountId);
       };
     }
     void reply.headers({
@@ -85,12 +86,12 @@ export const admissionPlugin = fp(async (app: FastifyInstance, opts: { authQuota
       // The body matters only to a body signature: auth-quota is not sent what it would not read.
       body: typeof bodySignature === 'string' ? (request.rawBody ?? EMPTY) : EMPTY,
     };
-    const here = authQuota.admitNow?.(asked);
+    const here = admitter.tryNow(asked);
     if (here) {
       onAdmitted(request, reply, deferQuota, here);
       return done();
     }
-    authQuota.admit(asked).then(
+    admitter.admit(asked).then(
       (result) => {
         onAdmitted(request, reply, deferQuota, result);
         done();

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import type { FastifyInstance } from 'fastify';
 import { createLogger } from '@app/logging';
 import { AppError, errors } from '@app/errors';
-import type { AdmitRequest, AuthQuota, ReservationOutcomes } from '../../application/ports.js';
+import type { AdmitRequest, Admitter, ReservationOutcomes } from '../../application/ports.js';
 import type { RenderSync } from '../../application/render-sync.js';
 import { buildServer } from '../build-server.js';
 import type { TaskResource, TaskScheduler } from './tasks.routes.js';
@@ -27,7 +27,9 @@ const task: TaskResource = {
 // auth-quota as the routes see it: the Scale account passes, the Basic one is refused plan features.
 const admitted: AdmitRequest[] = [];
 const reservations: ReservationOutcomes = { endedWithoutJob: vi.fn(async () => undefined) };
-const authQuota: AuthQuota = {
+const authQuota: Admitter = {
+  // No rate lease here: every request is admitted by `admit`.
+  tryNow: () => undefined,
   admit: vi.fn(async (req: AdmitRequest) => {
     admitted.push(req);
     const plan = req.accessKey === SCALE_KEY ? 'scale' : req.accessKey === BASIC_KEY ? 'basic' : undefined;

@@ -5,7 +5,7 @@ import type { TaskDefinition, TaskEvent } from '../domain/task/task.js';
 import { controlledClock } from '../testing/controlled-clock.js';
 import { memoryTaskStreams } from '../testing/memory-task-streams.js';
 import { recordingAuthQuota } from '../testing/recording-auth-quota.js';
-import { dispatchRun, REPUBLISH_WINDOW_MS } from './dispatch-run.js';
+import { REPUBLISH_WINDOW_MS, runStarter } from './start-run.js';
 import type { TargetGuard } from './ports.js';
 
 const DUE = Date.parse('2026-05-01T10:01:00Z');
@@ -29,7 +29,7 @@ function setup(history: TaskEvent[] = [created, started], guard: TargetGuard = {
   const withoutJob: string[] = [];
   const clock = controlledClock(DUE + 300);
   let n = 0;
-  const dispatch = dispatchRun({
+  const { atDueTime: dispatch } = runStarter({
     streams: streams.port,
     authQuota: auth.port,
     jobs: {
@@ -46,7 +46,7 @@ function setup(history: TaskEvent[] = [created, started], guard: TargetGuard = {
 
 const types = (events: TaskEvent[]) => events.map((e) => e.type);
 
-describe('Run dispatch', () => {
+describe('Run start at its due time', () => {
   describe('When a started run is dispatched', () => {
     it('should admit it, record it, then publish its job with the validated parameters', async () => {
       const { dispatch, streams, auth, published } = setup();

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { errors } from '@app/errors';
 import type { AuthQuota } from '../application/ports.js';
-import { refusedKeysCache } from './refused-keys-cache.js';
+import { refusedKeysCache } from './refused-keys.js';
 
 const admitted = { account: { accountId: 'a', plan: 'basic' }, rateLimit: { limit: 1, remaining: 1, resetUnix: 1 } };
 const request = (accessKey: string) => ({ accessKey, usage: 'read' as const, features: [], signedQuery: '', body: new Uint8Array() });

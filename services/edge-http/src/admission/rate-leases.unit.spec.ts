@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { errors } from '@app/errors';
-import type { AdmitRequest, Admitted, AuthQuota } from '../application/ports.js';
+import type { AdmitRequest, Admitted } from '../application/ports.js';
+import type { AuthQuotaClient } from './auth-quota-client.js';
 import { rateLeases, type RateLeases } from './rate-leases.js';
 
 const hit = (over: Partial<AdmitRequest> = {}): AdmitRequest => ({
@@ -25,7 +26,7 @@ function windowedAuthQuota(limit: number) {
   const returned: { leaseId: string; unused: number }[] = [];
   const pending: (() => void)[] = [];
   let hold = false;
-  const inner: AuthQuota = {
+  const inner: AuthQuotaClient = {
     async admit(r) {
       asked.push(r.leaseUnits);
       if (hold) await new Promise<void>((resolve) => pending.push(resolve));
@@ -69,7 +70,7 @@ function windowedAuthQuota(limit: number) {
 }
 
 const opened: RateLeases[] = [];
-function leasesOver(inner: AuthQuota, clock: { t: number }, over: Parameters<typeof rateLeases>[1] = {}) {
+function leasesOver(inner: AuthQuotaClient, clock: { t: number }, over: Parameters<typeof rateLeases>[1] = {}) {
   const leases = rateLeases(inner, { now: () => clock.t, minUnits: 4, maxUnits: 64, hotWithinMs: 1_000, settleMs: 1_000, ...over });
   opened.push(leases);
   return leases;
@@ -85,9 +86,9 @@ describe('rateLeases', () => {
       const aq = windowedAuthQuota(1_000);
       const clock = { t: 0 };
       const leases = leasesOver(aq.inner, clock);
-      await leases.authQuota.admit(hit());
+      await leases.admitter.admit(hit());
       clock.t = 5_000;
-      await leases.authQuota.admit(hit());
+      await leases.admitter.admit(hit());
       expect(aq.asked).toEqual([undefined, undefined]);
       expect(leases.heldUnits()).toBe(0);
     });
@@ -99,18 +100,18 @@ describe('rateLeases', () => {
       const clock = { t: 0 };
       // Spent to its last unit, not renewed ahead (that is the next describe's).
       const leases = leasesOver(aq.inner, clock, { renewAfter: 1 });
-      await leases.authQuota.admit(hit());
-      const second = await leases.authQuota.admit(hit());
+      await leases.admitter.admit(hit());
+      const second = await leases.admitter.admit(hit());
       expect(aq.asked).toEqual([undefined, 4]);
       // 1 + 1 counted, 4 leased: 994 left in the window, 4 of them held here.
       expect(second.rateLimit.remaining).toBe(998);
-      const local = [1, 2, 3, 4].map(() => leases.authQuota.admitNow!(hit()));
+      const local = [1, 2, 3, 4].map(() => leases.admitter.tryNow(hit()));
       expect(local.map((a) => a?.rateLimit.remaining)).toEqual([997, 996, 995, 994]);
       expect(local.every((a) => a?.account.accountId === 'acc_ak_1')).toBe(true);
-      expect(leases.authQuota.admitNow!(hit())).toBeUndefined();
+      expect(leases.admitter.tryNow(hit())).toBeUndefined();
       // The next lease asks for twice what the last one spent (spent slowly: 4 units in 900 ms).
       clock.t = 900;
-      await leases.authQuota.admit(hit());
+      await leases.admitter.admit(hit());
       expect(aq.asked).toEqual([undefined, 4, 8]);
       expect(aq.count()).toBe(1 + 5 + 9);
     });
@@ -119,8 +120,8 @@ describe('rateLeases', () => {
       const aq = windowedAuthQuota(10_000);
       const clock = { t: 0 };
       const leases = leasesOver(aq.inner, clock, { minUnits: 16 });
-      await leases.authQuota.admit(hit());
-      const burst = await Promise.all(Array.from({ length: 10 }, () => leases.authQuota.admit(hit())));
+      await leases.admitter.admit(hit());
+      const burst = await Promise.all(Array.from({ length: 10 }, () => leases.admitter.admit(hit())));
       expect(burst).toHaveLength(10);
       expect(aq.asked).toEqual([undefined, 16]);
       expect(leases.heldUnits()).toBe(16 - 9);
@@ -130,18 +131,18 @@ describe('rateLeases', () => {
       const aq = windowedAuthQuota(1_000_000);
       const clock = { t: 0 };
       const leases = leasesOver(aq.inner, clock, { minUnits: 16, maxUnits: 8_192, renewAfter: 1 });
-      await leases.authQuota.admit(hit());
-      await leases.authQuota.admit(hit());
+      await leases.admitter.admit(hit());
+      await leases.admitter.admit(hit());
       expect(aq.asked).toEqual([undefined, 16]);
       // 16 units gone in 4 ms: 4,000 a second.
       clock.t = 4;
-      for (let i = 0; i < 16; i += 1) expect(leases.authQuota.admitNow!(hit())).toBeDefined();
-      await leases.authQuota.admit(hit());
+      for (let i = 0; i < 16; i += 1) expect(leases.admitter.tryNow(hit())).toBeDefined();
+      await leases.admitter.admit(hit());
       expect(aq.asked).toEqual([undefined, 16, 4_000]);
       // Never more than the most a lease may ask for.
       clock.t = 5;
-      for (let i = 0; i < 4_000; i += 1) expect(leases.authQuota.admitNow!(hit())).toBeDefined();
-      await leases.authQuota.admit(hit());
+      for (let i = 0; i < 4_000; i += 1) expect(leases.admitter.tryNow(hit())).toBeDefined();
+      await leases.admitter.admit(hit());
       expect(aq.asked).toEqual([undefined, 16, 4_000, 8_192]);
     });
 
@@ -149,16 +150,16 @@ describe('rateLeases', () => {
       const aq = windowedAuthQuota(1_000_000);
       const clock = { t: 0 };
       const leases = leasesOver(aq.inner, clock, { minUnits: 16, maxUnits: 8_192, renewAfter: 1 });
-      await leases.authQuota.admit(hit());
+      await leases.admitter.admit(hit());
       aq.holdAnswers();
       // One asks for a lease (16 units); 39 more arrive while it comes: 16 spend it, 23 go to auth-quota.
-      const burst = Promise.all(Array.from({ length: 40 }, () => leases.authQuota.admit(hit())));
+      const burst = Promise.all(Array.from({ length: 40 }, () => leases.admitter.admit(hit())));
       clock.t = 10;
       aq.release();
       await burst;
       expect(aq.asked.filter((u) => u !== undefined)).toEqual([16]);
       // 16 spent and 23 admitted one by one in 10 ms: the next lease asks for a second of 39 per 10 ms.
-      await leases.authQuota.admit(hit());
+      await leases.admitter.admit(hit());
       expect(aq.asked.filter((u) => u !== undefined)).toEqual([16, 3_900]);
     });
 
@@ -166,8 +167,8 @@ describe('rateLeases', () => {
       const aq = windowedAuthQuota(1_000);
       const clock = { t: 0 };
       const leases = leasesOver(aq.inner, clock);
-      await leases.authQuota.admit(hit());
-      await leases.authQuota.admit(hit());
+      await leases.admitter.admit(hit());
+      await leases.admitter.admit(hit());
       expect(leases.heldUnits()).toBe(4);
       for (const other of [
         hit({ accessKey: 'ak_2' }),
@@ -177,7 +178,7 @@ describe('rateLeases', () => {
         hit({ deferQuota: false }),
         hit({ usage: 'read' }),
       ]) {
-        expect(leases.authQuota.admitNow!(other)).toBeUndefined();
+        expect(leases.admitter.tryNow(other)).toBeUndefined();
       }
       expect(leases.heldUnits()).toBe(4);
     });
@@ -185,11 +186,11 @@ describe('rateLeases', () => {
 
   describe("When a busy key's lease nears its end", () => {
     /** A key admitted twice: it holds a lease of 16 units, due for renewal at 750 ms or 4 units left. */
-    async function leasedKey(inner: AuthQuota) {
+    async function leasedKey(inner: AuthQuotaClient) {
       const clock = { t: 0 };
       const leases = leasesOver(inner, clock, { minUnits: 16 });
-      await leases.authQuota.admit(hit());
-      await leases.authQuota.admit(hit());
+      await leases.admitter.admit(hit());
+      await leases.admitter.admit(hit());
       expect(leases.heldUnits()).toBe(16);
       return { clock, leases };
     }
@@ -197,14 +198,14 @@ describe('rateLeases', () => {
     it('should ask for the next lease with one request while the others go on spending this one, so none waits', async () => {
       const aq = windowedAuthQuota(10_000);
       const { clock, leases } = await leasedKey(aq.inner);
-      for (let i = 0; i < 10; i += 1) expect(leases.authQuota.admitNow!(hit())).toBeDefined();
+      for (let i = 0; i < 10; i += 1) expect(leases.admitter.tryNow(hit())).toBeDefined();
       clock.t = 800;
       // This one renews: it goes to auth-quota, asking for twice what was spent.
-      expect(leases.authQuota.admitNow!(hit())).toBeUndefined();
+      expect(leases.admitter.tryNow(hit())).toBeUndefined();
       aq.holdAnswers();
-      const renewing = leases.authQuota.admit(hit());
+      const renewing = leases.admitter.admit(hit());
       // Meanwhile the lease admits the others at once, counting down.
-      const meanwhile = [1, 2].map(() => leases.authQuota.admitNow!(hit()));
+      const meanwhile = [1, 2].map(() => leases.admitter.tryNow(hit()));
       expect(meanwhile.map((a) => a?.rateLimit.remaining)).toEqual([10_000 - 18 + 5, 10_000 - 18 + 4]);
       aq.release();
       await renewing;
@@ -212,7 +213,7 @@ describe('rateLeases', () => {
       // The lease it replaced gives back what it did not spend; the new one outlives the old one's end.
       expect(aq.returned).toEqual([{ leaseId: 'lease_1', unused: 4 }]);
       clock.t = 1_200;
-      expect(leases.authQuota.admitNow!(hit())).toBeDefined();
+      expect(leases.admitter.tryNow(hit())).toBeDefined();
       expect(leases.heldUnits()).toBe(19);
       expect(aq.count()).toBe(1 + 1 + 12 + 1 + 20);
     });
@@ -220,19 +221,19 @@ describe('rateLeases', () => {
     it('should renew once its units run low, before they run out', async () => {
       const aq = windowedAuthQuota(10_000);
       const { clock, leases } = await leasedKey(aq.inner);
-      for (let i = 0; i < 12; i += 1) expect(leases.authQuota.admitNow!(hit())).toBeDefined();
+      for (let i = 0; i < 12; i += 1) expect(leases.admitter.tryNow(hit())).toBeDefined();
       clock.t = 600;
-      expect(leases.authQuota.admitNow!(hit())).toBeUndefined();
-      await leases.authQuota.admit(hit());
+      expect(leases.admitter.tryNow(hit())).toBeUndefined();
+      await leases.admitter.admit(hit());
       // Twice the 12 spent (at their rate, 600 ms of them, a second would be 20).
       expect(aq.asked).toEqual([undefined, 16, 24]);
       expect(aq.returned).toEqual([{ leaseId: 'lease_1', unused: 4 }]);
     });
 
     /** auth-quota that refuses the next admission with `err` when told to. */
-    function refusingOnce(inner: AuthQuota) {
+    function refusingOnce(inner: AuthQuotaClient) {
       let refusal: Error | undefined;
-      const refusing: AuthQuota = {
+      const refusing: AuthQuotaClient = {
         ...inner,
         admit: (r) => {
           const err = refusal;
@@ -249,10 +250,10 @@ describe('rateLeases', () => {
       const { clock, leases } = await leasedKey(refusing.inner);
       clock.t = 800;
       refusing.refuseNext(errors.rateLimited(1));
-      const admitted = await leases.authQuota.admit(hit());
+      const admitted = await leases.admitter.admit(hit());
       expect(admitted.rateLimit.remaining).toBe(10_000 - 18 + 15);
       // The lease runs on to its end without another renewal.
-      expect(leases.authQuota.admitNow!(hit())).toBeDefined();
+      expect(leases.admitter.tryNow(hit())).toBeDefined();
       expect(aq.asked).toEqual([undefined, 16]);
       expect(leases.heldUnits()).toBe(14);
     });
@@ -263,8 +264,8 @@ describe('rateLeases', () => {
       const { clock, leases } = await leasedKey(refusing.inner);
       clock.t = 800;
       refusing.refuseNext(errors.accessKeyInvalid());
-      await expect(leases.authQuota.admit(hit())).rejects.toMatchObject({ code: 'access_key_invalid' });
-      expect(leases.authQuota.admitNow!(hit())).toBeUndefined();
+      await expect(leases.admitter.admit(hit())).rejects.toMatchObject({ code: 'access_key_invalid' });
+      expect(leases.admitter.tryNow(hit())).toBeUndefined();
       expect(leases.heldUnits()).toBe(0);
       expect(aq.returned).toEqual([{ leaseId: 'lease_1', unused: 16 }]);
     });
@@ -275,11 +276,11 @@ describe('rateLeases', () => {
       const aq = windowedAuthQuota(1_000);
       const clock = { t: 0 };
       const leases = leasesOver(aq.inner, clock);
-      await leases.authQuota.admit(hit());
-      await leases.authQuota.admit(hit());
-      leases.authQuota.admitNow!(hit());
+      await leases.admitter.admit(hit());
+      await leases.admitter.admit(hit());
+      leases.admitter.tryNow(hit());
       clock.t = 1_000;
-      expect(leases.authQuota.admitNow!(hit())).toBeUndefined();
+      expect(leases.admitter.tryNow(hit())).toBeUndefined();
       leases.sweep();
       await Promise.resolve();
       expect(aq.returned).toEqual([{ leaseId: 'lease_1', unused: 3 }]);
@@ -293,10 +294,10 @@ describe('rateLeases', () => {
       const aq = windowedAuthQuota(1_000);
       const clock = { t: 0 };
       const leases = leasesOver(aq.inner, clock);
-      await leases.authQuota.admit(hit());
-      await leases.authQuota.admit(hit());
+      await leases.admitter.admit(hit());
+      await leases.admitter.admit(hit());
       leases.accountChanged('acc_ak_1');
-      expect(leases.authQuota.admitNow!(hit())).toBeUndefined();
+      expect(leases.admitter.tryNow(hit())).toBeUndefined();
       await Promise.resolve();
       expect(aq.returned).toEqual([{ leaseId: 'lease_1', unused: 4 }]);
     });
@@ -305,34 +306,34 @@ describe('rateLeases', () => {
       const aq = windowedAuthQuota(1_000);
       const clock = { t: 0 };
       const leases = leasesOver(aq.inner, clock);
-      await leases.authQuota.admit(hit());
+      await leases.admitter.admit(hit());
       aq.holdAnswers();
-      const asking = leases.authQuota.admit(hit());
+      const asking = leases.admitter.admit(hit());
       leases.accountChanged('acc_ak_1');
       aq.release();
       await asking;
-      expect(leases.authQuota.admitNow!(hit())).toBeUndefined();
+      expect(leases.admitter.tryNow(hit())).toBeUndefined();
       expect(aq.returned).toEqual([{ leaseId: 'lease_1', unused: 4 }]);
       clock.t = 500;
-      await leases.authQuota.admit(hit());
-      await leases.authQuota.admit(hit());
+      await leases.admitter.admit(hit());
+      await leases.admitter.admit(hit());
       // While the change settles the key is admitted by auth-quota alone.
       expect(aq.asked).toEqual([undefined, 4, undefined, undefined]);
-      expect(leases.authQuota.admitNow!(hit())).toBeUndefined();
+      expect(leases.admitter.tryNow(hit())).toBeUndefined();
       clock.t = 1_600;
-      await leases.authQuota.admit(hit());
-      await leases.authQuota.admit(hit());
-      expect(leases.authQuota.admitNow!(hit())).toBeDefined();
+      await leases.admitter.admit(hit());
+      await leases.admitter.admit(hit());
+      expect(leases.admitter.tryNow(hit())).toBeDefined();
     });
 
     it('should keep the leases of other accounts', async () => {
       const aq = windowedAuthQuota(1_000);
       const clock = { t: 0 };
       const leases = leasesOver(aq.inner, clock);
-      await leases.authQuota.admit(hit());
-      await leases.authQuota.admit(hit());
+      await leases.admitter.admit(hit());
+      await leases.admitter.admit(hit());
       leases.accountChanged('acc_other');
-      expect(leases.authQuota.admitNow!(hit())).toBeDefined();
+      expect(leases.admitter.tryNow(hit())).toBeDefined();
     });
   });
 
@@ -341,8 +342,8 @@ describe('rateLeases', () => {
       const aq = windowedAuthQuota(1_000);
       const clock = { t: 0 };
       const leases = leasesOver(aq.inner, clock);
-      await expect(leases.authQuota.admit(hit({ accessKey: 'ak_bad' }))).rejects.toMatchObject({ code: 'access_key_invalid' });
-      await expect(leases.authQuota.admit(hit({ accessKey: 'ak_bad' }))).rejects.toMatchObject({ code: 'access_key_invalid' });
+      await expect(leases.admitter.admit(hit({ accessKey: 'ak_bad' }))).rejects.toMatchObject({ code: 'access_key_invalid' });
+      await expect(leases.admitter.admit(hit({ accessKey: 'ak_bad' }))).rejects.toMatchObject({ code: 'access_key_invalid' });
       expect(leases.heldUnits()).toBe(0);
     });
   });
@@ -358,7 +359,7 @@ describe('rateLeases', () => {
       for (let i = 0; i < 200; i += 1) {
         const edge = edges[i % 2]!;
         try {
-          if (!edge.authQuota.admitNow!(hit())) await edge.authQuota.admit(hit());
+          if (!edge.admitter.tryNow(hit())) await edge.admitter.admit(hit());
           admitted += 1;
         } catch (err) {
           expect(err).toMatchObject({ code: 'rate_limited' });
@@ -370,7 +371,7 @@ describe('rateLeases', () => {
       await Promise.all(edges.map((e) => e.close()));
       const edge = leasesOver(aq.inner, clock);
       while (aq.count() < limit) {
-        await edge.authQuota.admit(hit());
+        await edge.admitter.admit(hit());
         admitted += 1;
       }
       expect(admitted).toBe(limit);

@@ -1,5 +1,7 @@
+import { RATE_LEASE_LIFE_MS, leaseEligible } from '@app/admission-client';
 import { hasCode } from '@app/errors';
-import type { AdmitRequest, Admitted, AuthQuota } from '../application/ports.js';
+import type { AdmitRequest, Admitted, Admitter } from '../application/ports.js';
+import type { AuthQuotaClient } from './auth-quota-client.js';
 
 export interface RateLeaseOptions {
   /** Fewest and most units asked for at once (auth-quota may grant fewer). */
@@ -27,7 +29,7 @@ export interface RateLeaseOptions {
   onReturnError?: (err: unknown) => void;
 }
 
-export const RATE_LEASE_DEFAULTS: RateLeaseOptions = { minUnits: 16, maxUnits: 8_192, hotWithinMs: 1_000, settleMs: 1_000, renewAfter: 0.75, leaseLifeMs: 1_000, maxEntries: 100_000 };
+export const RATE_LEASE_DEFAULTS: RateLeaseOptions = { minUnits: 16, maxUnits: 8_192, hotWithinMs: 1_000, settleMs: 1_000, renewAfter: 0.75, leaseLifeMs: RATE_LEASE_LIFE_MS, maxEntries: 100_000 };
 
 interface Lease {
   id: string;
@@ -60,8 +62,8 @@ interface Entry {
   pending?: Promise<unknown>;
 }
 
-/** Requests a lease may admit: renders that may be cache hits (they reserve no quota), unsigned. */
-const leasable = (r: AdmitRequest) => r.usage === 'render' && r.deferQuota === true && r.signature === undefined && r.bodySignature === undefined;
+/** Requests a lease may admit: the lease terms both services share (renders that may be cache hits, unsigned). */
+const leasable = (r: AdmitRequest) => leaseEligible(r);
 const keyOf = (r: AdmitRequest) => `${r.usage}\n${r.features.join(',')}\n${r.accessKey}`;
 
 /**
@@ -76,7 +78,7 @@ const keyOf = (r: AdmitRequest) => `${r.usage}\n${r.features.join(',')}\n${r.acc
  * the account: keys, plan, billing, signatures) drops the account's leases at once, and no new one is
  * kept for `settleMs`, so a rotated key or a changed plan is not admitted from a lease that crossed it.
  */
-export function rateLeases(inner: AuthQuota, options: Partial<RateLeaseOptions> = {}) {
+export function rateLeases(inner: AuthQuotaClient, options: Partial<RateLeaseOptions> = {}) {
   const opts = { ...RATE_LEASE_DEFAULTS, ...options };
   const now = opts.now ?? Date.now;
   const entries = new Map<string, Entry>();
@@ -87,7 +89,7 @@ export function rateLeases(inner: AuthQuota, options: Partial<RateLeaseOptions> 
   const giveBack = (lease: Lease): Promise<void> => {
     const unused = lease.units;
     lease.units = 0;
-    if (unused <= 0 || !inner.returnLease) return Promise.resolve();
+    if (unused <= 0) return Promise.resolve();
     return inner.returnLease(lease.account.accountId, lease.id, unused).catch((err: unknown) => opts.onReturnError?.(err));
   };
 
@@ -119,7 +121,7 @@ export function rateLeases(inner: AuthQuota, options: Partial<RateLeaseOptions> 
   };
 
   /** A request this edge admits at once from a lease, or undefined (then `admit`: auth-quota, or the lease's renewal). */
-  const admitNow = (request: AdmitRequest): Admitted | undefined => {
+  const tryNow = (request: AdmitRequest): Admitted | undefined => {
     if (!leasable(request)) return undefined;
     const entry = entries.get(keyOf(request));
     const t = now();
@@ -251,9 +253,9 @@ export function rateLeases(inner: AuthQuota, options: Partial<RateLeaseOptions> 
   const timer = setInterval(sweep, 1_000);
   timer.unref();
 
-  const authQuota: AuthQuota = { ...inner, admit, admitNow };
+  const admitter: Admitter = { admit, tryNow, reserve: (accountId) => inner.reserve(accountId), usage: (accountId) => inner.usage(accountId) };
   return {
-    authQuota,
+    admitter,
     /** Any change of the account: its leases are dropped (their unspent units given back). */
     accountChanged(accountId: string) {
       generation += 1;

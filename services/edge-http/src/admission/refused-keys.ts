@@ -8,14 +8,14 @@ import type { AuthQuota } from '../application/ports.js';
  * rotated key fails at once everywhere. `forget()` runs when any account's keys change (a new key may
  * have been refused before it existed).
  */
-export function refusedKeysCache(inner: AuthQuota, opts: { ttlMs: number; maxEntries: number; now?: () => number }) {
+export function refusedKeysCache<A extends AuthQuota>(inner: A, opts: { ttlMs: number; maxEntries: number; now?: () => number }) {
   const now = opts.now ?? Date.now;
   const refused = new Map<string, number>();
   // Bumped by forget(): a refusal that was in flight across a key change is not remembered.
   let generation = 0;
   const digest = (key: string) => createHash('sha256').update(key).digest('base64');
 
-  const admitted: AuthQuota = {
+  const admitted: A = {
     ...inner,
     async admit(request) {
       const id = digest(request.accessKey);

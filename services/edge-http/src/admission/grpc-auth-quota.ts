@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { batchedAdmissions, replicatedAuthQuotaClient } from '@app/admission-client';
 import { callUnary, peerReady } from '@app/rpc';
 import type { AdmitRequestRequest } from '@app/proto/authquota';
-import type { AuthQuota } from '../application/ports.js';
+import type { AuthQuotaClient } from './auth-quota-client.js';
 
 /**
  * auth-quota over gRPC, spread over its replicas (`addresses`, comma-separated) with failover; errors come
  * back as AppErrors with their stable codes. Admissions are batched per turn of the event loop.
  */
-export function grpcAuthQuota(addresses: string): AuthQuota & { close(): void; ready(): Promise<void> } {
+export function grpcAuthQuota(addresses: string): AuthQuotaClient & { close(): void; ready(): Promise<void> } {
   const client = replicatedAuthQuotaClient(addresses);
   const admit = batchedAdmissions(client);
   return {

@@ -1,0 +1,227 @@
+import { ack, dispositionAfter, isAppError, isRetryable, type Disposition } from '@app/errors';
+import { checkRenderTargets } from '@app/net-guard';
+import type { RenderJob, RenderParams } from '@app/proto/render';
+import { planRestrictedFeaturesOf, renderBudgetMs } from '@app/render-params';
+import { decide } from '../domain/task/task.decider.js';
+import { runIdOf, type ActiveTask, type DispatchRun, type PrepareRun, type RunError } from '../domain/task/task.js';
+import { boundedMemo } from '../bounded-memo.js';
+import type { AuthQuota, Clock, PreparedJob, RenderJobs, TargetGuard, TaskStreams } from './ports.js';
+import { checkTaskQuery } from './task-query.js';
+
+/** Before another delivery of a run whose admission failed for a passing reason (without a Retry-After). */
+const RETRY_DELAY_MS = 1_000;
+
+/**
+ * A dispatched run whose job may not have reached the queue (a crash between the two) is published again
+ * when its message comes back, but only while the queue still deduplicates the job id (its 2-minute window);
+ * later, a second publish could render twice.
+ */
+export const REPUBLISH_WINDOW_MS = 60_000;
+
+/** How long the result file of a run is kept (decisions: async results without a cache TTL live 24 hours). */
+export const RESULT_TTL_MS = 24 * 3_600_000;
+
+const runError = (err: unknown): RunError =>
+  isAppError(err) && err.code !== 'internal_error'
+    ? { code: err.code, message: err.message }
+    : { code: 'internal_error', message: 'An internal error occurred.' };
+
+/** The render job of a task's run, stamped `now` (its creation; the deadline counts from it). */
+export function renderJob(
+  task: ActiveTask,
+  runId: string,
+  ids: { jobId: string; fileName: string; reservationId: string | undefined },
+  params: RenderParams,
+  now: number,
+): RenderJob {
+  return {
+    job_id: ids.jobId,
+    account_id: task.accountId,
+    operation: task.definition.api,
+    params,
+    deadline_unix_ms: now + renderBudgetMs(task.definition.api, params),
+    created_unix_ms: now,
+    origin: 'task',
+    task_id: String(task.taskId),
+    run_id: runId,
+    // Kept as a file (not a transient result): fetchable at <files base URL><name> until it expires.
+    placement: { object_name: ids.fileName, ttl_ms: RESULT_TTL_MS },
+    files_base_url: task.filesBaseUrl,
+    // auth-quota settles the run's quota from the render's outcome.
+    reservation_id: ids.reservationId,
+  };
+}
+
+/** What turning a run into a render job needs (at its due instant, or ahead of it). */
+export interface RunDeps {
+  streams: TaskStreams;
+  authQuota: AuthQuota;
+  jobs: RenderJobs;
+  guard: TargetGuard;
+  clock: Clock;
+  newId: () => string;
+  /** An unguessable result file name (it is the capability of the file URL). */
+  newFileName: () => string;
+  /** Told, for every run turned into a render job, how long after its due time that happened (metrics). */
+  onDispatched?: (lagMs: number) => void;
+}
+
+/** A run claimed ahead of its due instant, its job ready to publish. */
+export interface ClaimedAhead {
+  taskId: number;
+  runId: string;
+  dueAt: number;
+  accountId: string;
+  /** Encoded ahead: at the due instant, publishing it is all that is left. */
+  job: PreparedJob;
+  reservationId?: string;
+  /** The task the job was built from (its definition decides whether the job still stands at the due instant). */
+  task: ActiveTask;
+}
+
+/**
+ * How a task's run starts, whichever its trigger, through the same path as an API call: the query checked
+ * with its operation's rules, every address the render loads (`url`, `proxy`) with the SSRF policy, the
+ * account admitted by auth-quota (plan, rate limit, one unit of quota reserved), the run's job recorded in
+ * its stream (at the version read: one claim per occurrence across replicas), the job built; a reservation
+ * that no job will carry is announced so that auth-quota releases it.
+ *
+ * Two triggers take these steps:
+ * - `atDueTime` (a claimed run's `scheduler.task.run-started` event): a refusal is a failed run with its
+ *   code; the job is published at once. Redelivered messages are harmless: the run's state says what was
+ *   done already.
+ * - `ahead` (a prepare request, in the lead time before the due instant): a run that cannot start (a
+ *   refusal, an unreachable service) is left to the due-time path, which records its failure; the job is
+ *   made ready for its due instant (see prepare-runs.ts), and `giveBack` undoes the claim.
+ */
+export function runStarter(deps: RunDeps) {
+  const { streams, authQuota, jobs, guard, clock } = deps;
+  // Validation is a pure function of the operation and the query: a task's every run gets the same answer.
+  const checkQuery = boundedMemo(checkTaskQuery, (api, query) => `${api} ${query}`);
+  const now = () => clock.now().getTime();
+
+  // ---- The steps, shared by both triggers ----
+  const query = (task: ActiveTask) => checkQuery(task.definition.api, task.definition.query);
+  const checkTargets = (params: RenderParams) => checkRenderTargets(params, (url, parameter) => guard.check(url, parameter));
+  const admit = async (task: ActiveTask, params: RenderParams) =>
+    (await authQuota.admitRun({ accountId: task.accountId, features: ['tasks', ...planRestrictedFeaturesOf(params)] })).reservationId;
+  /** A reservation no job will carry: announced so that auth-quota releases it. */
+  const release = async (accountId: string, reservationId: string | undefined) => {
+    if (reservationId) await jobs.withoutJob({ accountId, reservationId }).catch(() => undefined);
+  };
+  /** Records the run's job; undefined when there was nothing to claim. A reservation not claimed is released. */
+  async function claim(task: ActiveTask, reservationId: string | undefined, command: DispatchRun | PrepareRun) {
+    let change;
+    try {
+      change = await streams.change(task.taskId, (current) => decide(command, current));
+    } catch (err) {
+      await release(task.accountId, reservationId);
+      throw err;
+    }
+    if (change.events.length > 0) return change;
+    // Claimed meanwhile (another delivery, the other trigger), deleted or disabled: this reservation is not needed.
+    await release(task.accountId, reservationId);
+    return undefined;
+  }
+  const newIds = () => ({ jobId: deps.newId(), fileName: deps.newFileName() });
+
+  const fail = async (taskId: number, runId: string, error: RunError) => {
+    await streams.change(taskId, (state) => decide({ type: 'FinishRun', data: { runId, outcome: 'failed', error }, metadata: { now: now() } }, state));
+  };
+
+  /** Due-time trigger: a started (claimed) run becomes a render job now. */
+  async function atDueTime(run: { taskId: number; runId: string }, attempt: { isLast: boolean }): Promise<Disposition> {
+    const { taskId, runId } = run;
+    const { state } = await streams.load(taskId);
+    // Deleted since the claim: it stops at once. Finished already: nothing left to do.
+    if (state.status !== 'Active') return ack;
+    const open = state.openRuns[runId];
+    if (!open) return ack;
+    const at = now();
+
+    const checked = query(state);
+    if (!checked.params) {
+      const problem = checked.problems[0]!;
+      await fail(taskId, runId, { code: 'invalid_parameter', message: `${problem.parameter}: ${problem.message}` });
+      return ack;
+    }
+    const { params } = checked;
+
+    if (open.jobId) {
+      if (at - (open.dispatchedAt ?? 0) <= REPUBLISH_WINDOW_MS) {
+        const ids = { jobId: open.jobId, fileName: open.fileName ?? deps.newFileName(), reservationId: open.reservationId };
+        await jobs.publish(renderJob(state, runId, ids, params, at));
+      }
+      return ack;
+    }
+
+    try {
+      await checkTargets(params);
+    } catch (err) {
+      if (isRetryable(err)) throw err;
+      await fail(taskId, runId, runError(err));
+      return ack;
+    }
+
+    let reservationId: string | undefined;
+    try {
+      reservationId = await admit(state, params);
+    } catch (err) {
+      // The error table decides: a rate limit or an outage is waited out (its Retry-After) while deliveries
+      // remain; a refusal (plan, quota, billing) fails the run at once.
+      const after = dispositionAfter(err, attempt, RETRY_DELAY_MS);
+      if (after.kind === 'nak') return after;
+      await fail(taskId, runId, runError(err));
+      return after;
+    }
+
+    const ids = newIds();
+    const claimed = await claim(state, reservationId, { type: 'DispatchRun', data: { runId, ...ids, reservationId }, metadata: { now: at } });
+    if (!claimed) return ack;
+    await jobs.publish(renderJob(state, runId, { ...ids, reservationId }, params, at));
+    deps.onDispatched?.(now() - open.dueAt);
+    return ack;
+  }
+
+  /** Ahead trigger: a run due at `dueAt` is claimed now and its job made ready; undefined when it cannot be. */
+  async function ahead(request: { taskId: number; dueAt: number }): Promise<ClaimedAhead | undefined> {
+    const { taskId, dueAt } = request;
+    const runId = runIdOf(taskId, dueAt);
+    const { state } = await streams.load(taskId);
+    if (state.status !== 'Active' || !state.enabled || (state.lastDueAt !== null && dueAt <= state.lastDueAt)) return undefined;
+    const { params } = query(state);
+    if (!params) return undefined;
+    let reservationId: string | undefined;
+    try {
+      await checkTargets(params);
+      reservationId = await admit(state, params);
+    } catch {
+      return undefined;
+    }
+    const ids = newIds();
+    const claimed = await claim(state, reservationId, { type: 'PrepareRun', data: { runId, dueAt, ...ids, reservationId }, metadata: { now: now() } });
+    if (!claimed) return undefined;
+    const task = claimed.after as ActiveTask;
+    const run = { taskId, runId, dueAt, accountId: state.accountId, ...(reservationId ? { reservationId } : {}) };
+    // The job is stamped with its due instant, the moment it will be published; it carries the reservation.
+    let job: PreparedJob;
+    try {
+      job = await jobs.prepare(renderJob(task, runId, { ...ids, reservationId }, params, dueAt));
+    } catch (err) {
+      // Claimed, and cannot start from here: given back to the due-time path, its reservation released.
+      await giveBack(run);
+      throw err;
+    }
+    return { ...run, job, task };
+  }
+
+  /** A run claimed ahead that will not start from here: cancelled (the due-time path may claim it) and released. */
+  async function giveBack(run: Pick<ClaimedAhead, 'taskId' | 'runId' | 'accountId' | 'reservationId'>): Promise<void> {
+    await streams.change(run.taskId, (current) => decide({ type: 'CancelPreparedRun', data: { runId: run.runId }, metadata: { now: now() } }, current));
+    await release(run.accountId, run.reservationId);
+  }
+
+  return { atDueTime, ahead, giveBack };
+}
+
+export type RunStarter = ReturnType<typeof runStarter>;
