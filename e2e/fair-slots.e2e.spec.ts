@@ -1,14 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  accountsAdmin,
-  imageInfo,
-  startFixtureServer,
-  startTestStack,
-  until,
-  type FixtureServer,
-  type TestAccount,
-  type TestStack,
-} from '@app/testkit';
+import type { FixtureServer, TestAccount, TestStack } from '@app/testkit';
+import { accountsAdmin, imageInfo, startFixtureServer, startTestStack, until } from '@app/testkit';
 
 /**
  * One account keeps sending slow renders (`delay`), as many at once as its plan allows (growth: 10), far

@@ -1,5 +1,5 @@
 import type { JetStreamClient, JsMsg } from '@nats-io/jetstream';
-import { durableConsumerOf, messageHandler, pause, type MessageHandling, type PullWorkers } from './pull-workers.js';
+import { durableConsumerOf, messageHandler, nextMessage, type MessageHandling, type PullWorkers } from './pull-workers.js';
 import { RoundRobinQueue } from './round-robin-queue.js';
 
 interface Held {
@@ -27,7 +27,6 @@ export function fairPullWorkers(
     keyOf: (msg: JsMsg) => string;
   },
 ): PullWorkers {
-  const { logger } = deps;
   const lookahead = Math.max(1, deps.lookahead ?? deps.concurrency);
   const handleOne = messageHandler(deps);
   const waiting = new RoundRobinQueue<Held>();
@@ -72,22 +71,9 @@ export function fairPullWorkers(
         await new Promise<void>((resolve) => (roomMade = resolve));
         continue;
       }
-      let msg: JsMsg | null = null;
-      try {
-        msg = await consumer.next({ expires: 1_000 });
-      } catch (err) {
-        if (!running) break;
-        logger.warn({ err, durable: deps.durable }, 'pulling failed; retrying');
-        await pause();
-        continue;
-      }
+      const msg = await nextMessage(consumer, deps, () => running);
       if (!msg) continue;
-      if (!running) {
-        msg.nak();
-        break;
-      }
-      const held = msg;
-      const heartbeat = deps.heartbeatMs ? setInterval(() => held.working(), deps.heartbeatMs) : undefined;
+      const heartbeat = deps.heartbeatMs ? setInterval(() => msg.working(), deps.heartbeatMs) : undefined;
       waiting.push(keyOf(msg), { msg, heartbeat });
       dispatch();
     }

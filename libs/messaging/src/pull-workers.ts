@@ -23,7 +23,7 @@ export interface MessageHandling {
   errorDelayMs?: number;
 }
 
-export const pause = (): Promise<unknown> => new Promise((r) => setTimeout(r, 500));
+const pause = (): Promise<unknown> => new Promise((r) => setTimeout(r, 500));
 
 /**
  * Handles one message: keeps it alive with working() every `heartbeatMs` while `handle` runs, then settles
@@ -75,6 +75,29 @@ export async function durableConsumerOf(
     }
   }
   return undefined;
+}
+
+/**
+ * The next message of `consumer`, waiting up to a second for one: null when none came, when pulling failed
+ * (logged, after a pause), or when `running()` turned false meanwhile (the message is given straight back
+ * rather than started now).
+ */
+export async function nextMessage(consumer: Consumer, deps: { durable: string; logger: { warn: Log } }, running: () => boolean): Promise<JsMsg | null> {
+  let msg: JsMsg | null;
+  try {
+    msg = await consumer.next({ expires: 1_000 });
+  } catch (err) {
+    if (running()) {
+      deps.logger.warn({ err, durable: deps.durable }, 'pulling failed; retrying');
+      await pause();
+    }
+    return null;
+  }
+  if (msg && !running()) {
+    msg.nak();
+    return null;
+  }
+  return msg;
 }
 
 /**
@@ -132,22 +155,8 @@ export function pullWorkers(deps: MessageHandling & {
   const worker = async () => {
     const consumer = await durableConsumer();
     while (running && consumer) {
-      let msg: JsMsg | null = null;
-      try {
-        msg = await consumer.next({ expires: 1_000 });
-      } catch (err) {
-        if (!running) break;
-        logger.warn({ err, durable: deps.durable }, 'pulling failed; retrying');
-        await pause();
-        continue;
-      }
-      if (!msg) continue;
-      if (!running) {
-        // Stopping: give it straight back rather than start work now.
-        msg.nak();
-        break;
-      }
-      await handleOne(msg);
+      const msg = await nextMessage(consumer, deps, () => running);
+      if (msg) await handleOne(msg);
     }
   };
 
