@@ -49,25 +49,34 @@ describe.each([1, 2, 4])('Fair sharing of %i render slot(s)', (slots) => {
   const render = (account: TestAccount, path: string) =>
     stack.call('POST', '/v1/screenshot', {
       headers: { 'x-access-key': account.accessKey },
-      json: { url: `${fixture.origin}${path}`, delay: DELAY_SECONDS, format: 'png', width: 320, height: 240 },
+      json: { url: `${fixture.origin}${path}`, delay: DELAY_SECONDS, format: 'png', viewport_width: 320, viewport_height: 240 },
     });
 
   it('should start the other account within about one render, succeed, and refuse only the busy account its excess', async () => {
     const busy = await admin.create('growth', 'busy');
     const other = await admin.create('free', 'other');
-    const answers: { status: number; code?: string }[] = [];
+    const answers: { status: number; code?: string; body?: string }[] = [];
     let sending = true;
     const sender = async () => {
       while (sending) {
         const res = await render(busy, '/busy');
-        answers.push({ status: res.status, code: res.status >= 400 ? (res.json() as { code?: string }).code : undefined });
+        const body = res.status === 200 ? undefined : res.body.toString().slice(0, 300);
+        answers.push({ status: res.status, code: body ? (JSON.parse(body) as { code?: string }).code : undefined, body });
         if (res.status !== 200) await new Promise((r) => setTimeout(r, 300));
       }
     };
     const senders = Array.from({ length: BUSY_PARALLEL }, () => sender());
     try {
       // Steady state: the busy account's renders have taken the slots and at least one was replaced.
-      await until(() => fixture.hits('/busy') >= slots + 1, 60_000, 'the busy account to fill the renderer');
+      await until(
+        () => {
+          const wrong = answers.find((a) => a.status !== 200 && a.status !== 429 && a.status !== 503);
+          if (wrong) throw new Error(`the busy account's render was answered ${wrong.status}: ${wrong.body}`);
+          return fixture.hits('/busy') >= slots + 1;
+        },
+        60_000,
+        'the busy account to fill the renderer',
+      );
       const busyBefore = fixture.hits('/busy');
       const res = await render(other, '/other');
       expect(res.status, res.body.toString()).toBe(200);
@@ -86,6 +95,6 @@ describe.each([1, 2, 4])('Fair sharing of %i render slot(s)', (slots) => {
     // The busy account's excess is refused as its own limit, never shed as if the renderers were down.
     const refusals = answers.filter((a) => a.status !== 200);
     expect(refusals.length).toBeGreaterThan(0);
-    expect(refusals.filter((a) => a.status !== 429 || a.code !== 'concurrency_limited')).toEqual([]);
+    expect(refusals.filter((a) => a.status !== 429 || a.code !== 'concurrency_limited').map((a) => a.body)).toEqual([]);
   }, 240_000);
 });
