@@ -29,7 +29,9 @@ beforeAll(async () => {
     renderers: 1,
     env: {
       ALLOW_PRIVATE_TARGETS: '1',
-      RENDERER_CONCURRENCY: '4',
+      // An account may have in flight at most the fleet's slots minus a quarter kept for others: 40 slots
+      // let the growth account below have its 30 and the scale account its 25.
+      RENDERER_CONCURRENCY: '40',
       // growth: quota 10 (the race below); basic: 5 requests a minute; free: 2 renders in flight;
       // scale: quota 20 (the async renders that outlive a replica).
       PLAN_GROWTH_QUOTA: '10',

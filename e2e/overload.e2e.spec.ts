@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { holdRoute, startFixtureServer, startTestStack, until, type FixtureServer, type TestStack } from '@app/testkit';
+import { accountsAdmin, holdRoute, startFixtureServer, startTestStack, until, type FixtureServer, type TestStack } from '@app/testkit';
 
-// One renderer with two slots: two held renders take every slot.
+// One renderer with two slots: two held renders, of two accounts (one account may not take every slot), take every slot.
 let stack: TestStack;
 let fixture: FixtureServer;
 const hold = holdRoute();
@@ -30,13 +30,16 @@ describe('Load shedding', () => {
     it('should answer 503 renderer_unavailable with Retry-After within 5 s, and never render nor charge the shed job', async () => {
       hold.reset();
       const usedBefore = await used();
-      const held = [0, 1].map((i) =>
-        stack.call('POST', '/v1/screenshot', { headers: key(), json: { url: `${fixture.origin}/hold?i=${i}`, format: 'png' } }),
+      const admin = accountsAdmin(stack.authQuotaAddress);
+      // Each account is at its limit (2 slots less the one kept for others): the third asks for the shed render.
+      const [second, third] = await Promise.all([admin.create('scale'), admin.create('scale')]).finally(() => admin.close());
+      const held = [stack.demo.accessKey, second.accessKey].map((accessKey, i) =>
+        stack.call('POST', '/v1/screenshot', { headers: { 'x-access-key': accessKey }, json: { url: `${fixture.origin}/hold?i=${i}`, format: 'png' } }),
       );
       await until(() => hold.waiting === 2, 20_000, 'both slots held');
 
       const { value: res, ms } = await timed(() =>
-        stack.call('POST', '/v1/screenshot', { headers: key(), json: { url: `${fixture.origin}/shed-while-busy` } }),
+        stack.call('POST', '/v1/screenshot', { headers: { 'x-access-key': third.accessKey }, json: { url: `${fixture.origin}/shed-while-busy` } }),
       );
       expect(res.status, res.body.toString()).toBe(503);
       expect(ms).toBeLessThan(5_000);
@@ -49,7 +52,8 @@ describe('Load shedding', () => {
       // The freed slots pull the shed job from the queue: the edge says it was shed, so it is dropped.
       await new Promise((r) => setTimeout(r, 3_000));
       expect(fixture.hits('/shed-while-busy')).toBe(0);
-      expect(await used()).toBe(usedBefore + 2);
+      // The demo account paid for its held render, and nothing for the shed one.
+      expect(await used()).toBe(usedBefore + 1);
       // And the renderer serves normally again.
       const after = await stack.call('POST', '/v1/screenshot', { headers: key(), json: { html: '<p>after</p>' } });
       expect(after.status).toBe(200);

@@ -13,3 +13,6 @@ export * from './decode-or-log.js';
 export * from './render-jobs.js';
 export * from './kv-lease.js';
 export * from './stream-publisher.js';
+export * from './fleet-capacity.js';
+export * from './fair-pull-workers.js';
+export * from './round-robin-queue.js';

@@ -4,7 +4,6 @@ import { dispositionAfter, type Disposition } from '@app/errors';
 import { traceContextOf } from './trace-headers.js';
 import type { Log } from './decode-or-log.js';
 
-
 export { ack, nak, term, type Disposition } from '@app/errors';
 
 export interface PullWorkers {
@@ -13,45 +12,33 @@ export interface PullWorkers {
   stop(): Promise<void>;
 }
 
-/**
- * `concurrency` workers pulling one message at a time from a durable consumer shared by every replica,
- * so messages spread over replicas and a replica never holds more than it is working on. While `handle`
- * runs, the message is kept alive with working() every `heartbeatMs`; its Disposition decides the ack.
- * A thrown error settles the message as the error table says: a passing condition or a fault naks it after
- * `errorDelayMs` or the error's Retry-After (it comes back, up to the consumer's max_deliver), an error that
- * can never succeed acks or terms it.
- */
-export function pullWorkers(deps: {
-  js: JetStreamClient;
-  stream: string;
+/** What handling one message of a durable consumer takes (shared by the pull workers and the fair pull). */
+export interface MessageHandling {
   durable: string;
-  concurrency: number;
   logger: { warn: Log; error: Log };
   /** Span name and attributes of one handled message (the trace continues from its headers). */
   span: (msg: JsMsg) => { name: string; attributes?: Record<string, string | number | boolean> };
   handle: (msg: JsMsg) => Promise<Disposition>;
   heartbeatMs?: number;
   errorDelayMs?: number;
-  /**
-   * One continuous pull of up to `concurrency` messages, handled `concurrency` at a time, instead of one pull
-   * request per message: far cheaper when messages come by the thousand and each is handled quickly. The
-   * replica may then hold up to `concurrency` messages more than it works on (their ack_wait runs), so keep
-   * it off where a message is long work that other replicas should take instead.
-   */
-  prefetch?: boolean;
-}): PullWorkers {
-  const { js, logger } = deps;
-  let running = false;
-  let workers: Promise<void>[] = [];
-  let stream: ConsumerMessages | undefined;
+}
 
+const pause = (): Promise<unknown> => new Promise((r) => setTimeout(r, 500));
+
+/**
+ * Handles one message: keeps it alive with working() every `heartbeatMs` while `handle` runs, then settles
+ * it as its Disposition says. A thrown error settles it as the error table says: a passing condition or a
+ * fault naks it after `errorDelayMs` or the error's Retry-After, an error that can never succeed acks or terms it.
+ */
+export function messageHandler(deps: MessageHandling): (msg: JsMsg) => Promise<void> {
+  const { logger } = deps;
   const settle = (msg: JsMsg, d: Disposition) => {
     if (d.kind === 'ack') msg.ack();
     else if (d.kind === 'term') msg.term();
     else msg.nak(d.delayMs);
   };
 
-  const handleOne = async (msg: JsMsg) => {
+  return async (msg: JsMsg) => {
     const heartbeat = deps.heartbeatMs ? setInterval(() => msg.working(), deps.heartbeatMs) : undefined;
     try {
       const { name, attributes } = deps.span(msg);
@@ -72,20 +59,74 @@ export function pullWorkers(deps: {
       if (heartbeat) clearInterval(heartbeat);
     }
   };
+}
 
-  const pause = () => new Promise((r) => setTimeout(r, 500));
-
-  const durableConsumer = async (): Promise<Consumer | undefined> => {
-    while (running) {
-      try {
-        return await js.consumers.get(deps.stream, deps.durable);
-      } catch (err) {
-        logger.warn({ err, durable: deps.durable }, 'consumer not available yet; retrying');
-        await pause();
-      }
+/** The durable consumer, asked for again until it exists or `running()` turns false. */
+export async function durableConsumerOf(
+  deps: { js: JetStreamClient; stream: string; durable: string; logger: { warn: Log } },
+  running: () => boolean,
+): Promise<Consumer | undefined> {
+  while (running()) {
+    try {
+      return await deps.js.consumers.get(deps.stream, deps.durable);
+    } catch (err) {
+      deps.logger.warn({ err, durable: deps.durable }, 'consumer not available yet; retrying');
+      await pause();
     }
-    return undefined;
-  };
+  }
+  return undefined;
+}
+
+/**
+ * The next message of `consumer`, waiting up to a second for one: null when none came, when pulling failed
+ * (logged, after a pause), or when `running()` turned false meanwhile (the message is given straight back
+ * rather than started now).
+ */
+export async function nextMessage(consumer: Consumer, deps: { durable: string; logger: { warn: Log } }, running: () => boolean): Promise<JsMsg | null> {
+  let msg: JsMsg | null;
+  try {
+    msg = await consumer.next({ expires: 1_000 });
+  } catch (err) {
+    if (running()) {
+      deps.logger.warn({ err, durable: deps.durable }, 'pulling failed; retrying');
+      await pause();
+    }
+    return null;
+  }
+  if (msg && !running()) {
+    msg.nak();
+    return null;
+  }
+  return msg;
+}
+
+/**
+ * `concurrency` workers pulling one message at a time from a durable consumer shared by every replica,
+ * so messages spread over replicas and a replica never holds more than it is working on. While `handle`
+ * runs, the message is kept alive with working() every `heartbeatMs`; its Disposition decides the ack.
+ * A thrown error settles the message as the error table says: a passing condition or a fault naks it after
+ * `errorDelayMs` or the error's Retry-After (it comes back, up to the consumer's max_deliver), an error that
+ * can never succeed acks or terms it.
+ */
+export function pullWorkers(deps: MessageHandling & {
+  js: JetStreamClient;
+  stream: string;
+  concurrency: number;
+  /**
+   * One continuous pull of up to `concurrency` messages, handled `concurrency` at a time, instead of one pull
+   * request per message: far cheaper when messages come by the thousand and each is handled quickly. The
+   * replica may then hold up to `concurrency` messages more than it works on (their ack_wait runs), so keep
+   * it off where a message is long work that other replicas should take instead.
+   */
+  prefetch?: boolean;
+}): PullWorkers {
+  const { logger } = deps;
+  let running = false;
+  let workers: Promise<void>[] = [];
+  let stream: ConsumerMessages | undefined;
+
+  const handleOne = messageHandler(deps);
+  const durableConsumer = () => durableConsumerOf(deps, () => running);
 
   /** The prefetching worker: one consume, `concurrency` handlers at a time. */
   const consumeWorker = async () => {
@@ -114,22 +155,8 @@ export function pullWorkers(deps: {
   const worker = async () => {
     const consumer = await durableConsumer();
     while (running && consumer) {
-      let msg: JsMsg | null = null;
-      try {
-        msg = await consumer.next({ expires: 1_000 });
-      } catch (err) {
-        if (!running) break;
-        logger.warn({ err, durable: deps.durable }, 'pulling failed; retrying');
-        await pause();
-        continue;
-      }
-      if (!msg) continue;
-      if (!running) {
-        // Stopping: give it straight back rather than start work now.
-        msg.nak();
-        break;
-      }
-      await handleOne(msg);
+      const msg = await nextMessage(consumer, deps, () => running);
+      if (msg) await handleOne(msg);
     }
   };
 

@@ -237,6 +237,11 @@ export const BUCKETS = {
   quotaLimits: { name: 'quota-limits', ttlMs: 0 },
   /** KV: account dashboard sessions by hashed token; the TTL is the session lifetime (12 hours). */
   dashboardSessions: { name: 'dashboard-sessions', ttlMs: 12 * HOUR_MS },
+  /**
+   * KV: each renderer's render slots (`renderer.<id>`), written again every few seconds; the fleet's
+   * capacity is their sum (fleet-capacity.ts). The TTL removes the key of a renderer that died.
+   */
+  rendererCapacity: { name: 'renderer-capacity', ttlMs: 60_000 },
 } as const;
 
 /** Creates or updates every stream, consumer and bucket. Safe to call from every replica at start. */
@@ -290,7 +295,7 @@ export async function ensureTopology(nc: NatsConnection): Promise<void> {
   }
   await objm.create(BUCKETS.renderInputs.name, { ttl: nanos(BUCKETS.renderInputs.ttlMs), storage: StorageType.File });
   const kvm = new Kvm(nc);
-  for (const bucket of [BUCKETS.renderStatus, BUCKETS.renderCache, BUCKETS.quotaLimits, BUCKETS.dashboardSessions]) {
+  for (const bucket of [BUCKETS.renderStatus, BUCKETS.renderCache, BUCKETS.quotaLimits, BUCKETS.dashboardSessions, BUCKETS.rendererCapacity]) {
     await kvm.create(bucket.name, { ttl: bucket.ttlMs, history: 1, storage: StorageType.File });
   }
 }

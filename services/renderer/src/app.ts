@@ -1,6 +1,19 @@
 import { readFileSync } from 'node:fs';
 import type { Logger } from '@app/logging';
-import { BUCKETS, Objm, RENDERER_JOBS_CONSUMER, busStatus, connectNats, ensureTopology, jetstream, jetstreamManager, renderJobInputs, type NatsConnection } from '@app/messaging';
+import {
+  BUCKETS,
+  Objm,
+  RENDERER_JOBS_CONSUMER,
+  busStatus,
+  connectNats,
+  ensureTopology,
+  jetstream,
+  jetstreamManager,
+  renderJobInputs,
+  startCapacityHeartbeat,
+  type CapacityHeartbeat,
+  type NatsConnection,
+} from '@app/messaging';
 import { checkTargetUrl, startEgressProxy } from '@app/net-guard';
 import { startHealthServer, type App, type HealthServer } from '@app/runtime';
 import type { RendererConfig } from './config.js';
@@ -54,12 +67,19 @@ export async function createApp(config: RendererConfig, logger: Logger, o: { nat
   });
   const consumer = renderJobsConsumer({ js, perform, concurrency: config.pool.concurrency, logger });
   let health: HealthServer | undefined;
+  let capacity: CapacityHeartbeat | undefined;
 
   return {
     pool,
     async start() {
       await pool.start();
       consumer.start();
+      // The fleet's capacity (auth-quota keeps every account's renders in flight below it) counts this one.
+      capacity = await startCapacityHeartbeat(nats, {
+        rendererId: config.rendererId,
+        slots: config.pool.concurrency,
+        onError: (err) => logger.warn({ err }, 'could not report the render slots'),
+      });
       health = await startHealthServer({
         port: config.healthPort,
         host: config.healthHost,
@@ -78,6 +98,7 @@ export async function createApp(config: RendererConfig, logger: Logger, o: { nat
     },
     async stop() {
       health?.setDraining();
+      await capacity?.stop();
       await consumer.stop();
       await pool.stop();
       await proxy.close();

@@ -20,6 +20,7 @@ import {
   type ReserveDecision,
   type SettleResult,
 } from '../domain/limits/account-limits.js';
+import { effectiveRendersInFlight } from '../domain/limits/fair-share.js';
 import { hashKey, type SecretBox } from '../adapters/key-material.js';
 import type { UsageJournal } from '../adapters/usage-journal.js';
 import type { AccountDirectory, Clock, LimitsStore } from './ports.js';
@@ -114,8 +115,12 @@ export function admission(deps: {
   holdMs: number;
   newId: () => string;
   onJournalError?: (err: unknown) => void;
+  /** Render slots of the live renderers (undefined: unknown); caps every account's renders in flight. */
+  fleetSlots?: () => number | undefined;
 }) {
   const { directory, clock, limits, store, holdMs } = deps;
+  /** A plan's limits with its renders in flight capped by the fleet's capacity (a share kept for others). */
+  const reservable = (plan: PlanLimits): PlanLimits => ({ ...plan, rendersInFlight: effectiveRendersInFlight(plan.rendersInFlight, deps.fleetSlots?.()) });
 
   const authenticate = (accessKey: string): OpenAccountState => {
     // A missing or unknown key touches no account: the lookup is by hash and nothing is counted.
@@ -180,7 +185,7 @@ export function admission(deps: {
     if (!rateLimit.allowed) return refuse(errors.rateLimited(rateLimit.retryAfterSeconds));
     if (p.refusal) return refuse(p.refusal);
     if (!p.reserve) return p.leaseUnits > 0 ? withLease(state, p, nowMs, rateLimit) : { account: p.account, rateLimit };
-    const reserved = reserve(state, p.id, plan, holdMs, nowMs);
+    const reserved = reserve(state, p.id, reservable(plan), holdMs, nowMs);
     if (reserved.kind !== 'reserved') return refuse(reserveRefusal(reserved));
     return { account: p.account, rateLimit, reservationId: p.id };
   };
@@ -242,7 +247,7 @@ export function admission(deps: {
       const account = openAccount(accountId);
       const id = idOf(reservationId);
       const nowMs = clock.now().getTime();
-      const decision = await change(accountId, (state) => reserve(state, id, limits[account.plan], holdMs, nowMs));
+      const decision = await change(accountId, (state) => reserve(state, id, reservable(limits[account.plan]), holdMs, nowMs));
       if (decision.kind !== 'reserved') throw reserveRefusal(decision);
       return id;
     },

@@ -1,23 +1,26 @@
-import { RENDERER_JOBS_CONSUMER, decodeOrLog, pullWorkers, term, type JetStreamClient, type PullWorkers } from '@app/messaging';
+import { RENDERER_JOBS_CONSUMER, decodeOrLog, fairPullWorkers, term, type JetStreamClient, type PullWorkers } from '@app/messaging';
 import { RenderJob } from '@app/proto/render';
 import type { Logger } from '@app/logging';
 import { trace } from '@app/telemetry';
 import type { PerformRender } from '../application/perform-render.js';
 
 /**
- * Pulls render jobs from the shared work queue: each of `concurrency` workers takes one job only when
- * idle, so a replica never holds jobs it cannot start (other replicas take them). A live render
- * heartbeats well inside the consumer's ack wait; a crashed renderer's job comes back to another one.
+ * Pulls render jobs from the shared work queue and runs `concurrency` at once, started round robin across
+ * accounts: while every slot is busy the renderer holds a few more jobs (as many as its slots) and, when a
+ * slot frees, starts the next account's job rather than the oldest, so one account with many jobs waiting
+ * delays another's by about one render. The rest stay in the queue for other replicas. A live or waiting
+ * job heartbeats well inside the consumer's ack wait; a crashed renderer's jobs come back to another one.
  */
 export function renderJobsConsumer(deps: { js: JetStreamClient; perform: PerformRender; concurrency: number; logger: Logger }): PullWorkers {
   const { perform, logger } = deps;
-  return pullWorkers({
+  return fairPullWorkers({
     js: deps.js,
     stream: RENDERER_JOBS_CONSUMER.stream,
     durable: RENDERER_JOBS_CONSUMER.config.durable_name,
     concurrency: deps.concurrency,
     logger,
     heartbeatMs: 3_000,
+    keyOf: (msg) => RenderJob.decode(msg.data).account_id,
     span: (msg) => ({ name: 'render job', attributes: { 'messaging.subject': msg.subject } }),
     async handle(msg) {
       const job = decodeOrLog(msg, RenderJob.decode, logger, 'render job');

@@ -1,0 +1,100 @@
+import type { JetStreamClient, JsMsg } from '@nats-io/jetstream';
+import { durableConsumerOf, messageHandler, nextMessage, type MessageHandling, type PullWorkers } from './pull-workers.js';
+import { RoundRobinQueue } from './round-robin-queue.js';
+
+interface Held {
+  msg: JsMsg;
+  heartbeat: NodeJS.Timeout | undefined;
+}
+
+/**
+ * Up to `concurrency` messages handled at once, started round robin by `keyOf` (the account a message is
+ * for) rather than in the order they were published: while every slot is busy, this replica takes up to
+ * `lookahead` more messages from the durable consumer and keeps them alive (working()); when a slot frees,
+ * it starts the oldest message of the key served least recently (RoundRobinQueue). One key with many
+ * messages waiting therefore gets one turn in each round, and a newcomer waits for at most the slots that
+ * free before its turn. Several replicas share the consumer: each holds at most `lookahead` messages it
+ * has not started, so the rest stay in the stream for the others.
+ */
+export function fairPullWorkers(
+  deps: MessageHandling & {
+    js: JetStreamClient;
+    stream: string;
+    concurrency: number;
+    /** Messages held waiting beyond those handled (default: `concurrency`). */
+    lookahead?: number;
+    /** The fairness key of a message; messages it cannot read share the key ''. */
+    keyOf: (msg: JsMsg) => string;
+  },
+): PullWorkers {
+  const lookahead = Math.max(1, deps.lookahead ?? deps.concurrency);
+  const handleOne = messageHandler(deps);
+  const waiting = new RoundRobinQueue<Held>();
+  const active = new Set<Promise<void>>();
+  let running = false;
+  let puller: Promise<void> | undefined;
+  let roomMade: (() => void) | undefined;
+
+  const hasRoom = () => active.size + waiting.size < deps.concurrency + lookahead;
+  const wake = () => {
+    const resolve = roomMade;
+    roomMade = undefined;
+    resolve?.();
+  };
+
+  const dispatch = () => {
+    while (running && active.size < deps.concurrency) {
+      const next = waiting.shift();
+      if (!next) return;
+      if (next.heartbeat) clearInterval(next.heartbeat);
+      const handled: Promise<void> = handleOne(next.msg).finally(() => {
+        active.delete(handled);
+        dispatch();
+        wake();
+      });
+      active.add(handled);
+    }
+  };
+
+  const keyOf = (msg: JsMsg) => {
+    try {
+      return deps.keyOf(msg);
+    } catch {
+      return '';
+    }
+  };
+
+  const pull = async () => {
+    const consumer = await durableConsumerOf(deps, () => running);
+    while (running && consumer) {
+      if (!hasRoom()) {
+        await new Promise<void>((resolve) => (roomMade = resolve));
+        continue;
+      }
+      const msg = await nextMessage(consumer, deps, () => running);
+      if (!msg) continue;
+      const heartbeat = deps.heartbeatMs ? setInterval(() => msg.working(), deps.heartbeatMs) : undefined;
+      waiting.push(keyOf(msg), { msg, heartbeat });
+      dispatch();
+    }
+  };
+
+  return {
+    start() {
+      if (running) return;
+      running = true;
+      puller = pull();
+    },
+    async stop() {
+      running = false;
+      wake();
+      await puller;
+      // Messages held but not started go back to the stream for another replica.
+      for (const { msg, heartbeat } of waiting.drain()) {
+        if (heartbeat) clearInterval(heartbeat);
+        msg.nak();
+      }
+      await Promise.allSettled([...active]);
+    },
+  };
+}
