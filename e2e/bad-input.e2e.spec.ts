@@ -11,7 +11,7 @@ import { pixelAt, startFixtureServer, startTestStack, until, type FixtureServer,
 // never a 500 and never a hang. Large html travels by reference (the bus's 1 MiB message limit is no
 // limit), Unicode attachment names reach the client exactly, Fastify's and Node's own refusals have
 // the service's error shape, HEAD answers like GET, task names refuse control characters, and a
-// SIGKILLed renderer's browser profiles are removed by the next renderer to start.
+// SIGKILLed renderer's browser profiles and screencast folders are removed by the next renderer to start.
 let stack: TestStack;
 let fixture: FixtureServer;
 /** TMPDIR of every service: the renderers' Chromium profiles are created under it. */
@@ -304,12 +304,14 @@ describe('task names', () => {
   });
 });
 
-describe('browser profiles of a SIGKILLed renderer', () => {
-  /** Every Chromium profile folder under the services' TMPDIR. */
-  const profileFolders = (): string[] =>
+describe('temporary folders of a SIGKILLed renderer', () => {
+  /** Every folder under the services' TMPDIR whose name starts with `prefix`. */
+  const foldersOf = (prefix: string): string[] =>
     readdirSync(servicesTmp)
-      .filter((entry) => entry.startsWith('renderer-chromium'))
+      .filter((entry) => entry.startsWith(prefix))
       .map((entry) => join(servicesTmp, entry));
+  /** Every Chromium profile folder under the services' TMPDIR. */
+  const profileFolders = () => foldersOf('renderer-chromium');
 
   it('should be removed by the next renderer to start', async () => {
     const renderer = stack.processes.find((p) => p.name.startsWith('renderer') && p.process.exitCode === null)!;
@@ -323,5 +325,23 @@ describe('browser profiles of a SIGKILLed renderer', () => {
     // The new renderer works.
     const res = await post('/v1/scrape', { url: doc() });
     expect(res.status).toBe(200);
+  });
+
+  it('should have its screencast folders (a partial customer video) removed by the next renderer to start', async () => {
+    const renderer = stack.processes.find((p) => p.name.startsWith('renderer') && p.process.exitCode === null && p.process.signalCode === null)!;
+    const accepted = await post('/v1/screencast', { url: doc(), duration: 6, async: true });
+    expect(accepted.status).toBe(202);
+    let recording: string[] = [];
+    await until(() => (recording = foldersOf('renderer-screencast')).length > 0, 30_000, 'a screencast to be recording');
+    await renderer.kill({ restart: false });
+    // The encoder writes out what it had once its input ends: the folder outlives the renderer.
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(foldersOf('renderer-screencast').filter((folder) => recording.includes(folder)).length).toBeGreaterThan(0);
+
+    await stack.addRenderer();
+    await until(() => foldersOf('renderer-screencast').every((folder) => !recording.includes(folder)), 10_000, 'the dead renderer’s screencast folders to be removed');
+    // The render itself is redelivered and completes on the new renderer.
+    const done = await finishedRender(accepted.json<{ id: string }>().id);
+    expect(done.status).toBe('succeeded');
   });
 });

@@ -3,7 +3,7 @@ import { findChromium } from './launch-options.js';
 import { closeIsolatedPage, openIsolatedPage } from './isolated-page.js';
 import { launchManagedBrowser } from './managed-browser.js';
 import { settleWithin } from './settle-within.js';
-import { sweepDeadProfiles } from './profile-dirs.js';
+import { sweepDeadOwners } from './owned-dirs.js';
 import { WarmReserve } from './warm-reserve.js';
 import { accepting, browserGoneError, errorText, type Slot } from './browser-slot.js';
 import type { PoolLogger } from './browser-pool.js';
@@ -63,12 +63,13 @@ export class BrowserSupervisor {
     return this.#restarts;
   }
 
-  /** Finds Chromium (throws when it cannot) and removes the profiles of renderers that are gone. */
+  /** Finds Chromium (throws when it cannot) and removes the temporary folders of renderers that are gone. */
   async prepare(): Promise<void> {
     this.#executablePath = findChromium({ executablePath: this.#opts.executablePath });
-    // Profiles a SIGKILLed renderer on this machine left behind (it could not delete them itself).
-    const swept = await sweepDeadProfiles();
-    if (swept.length > 0) this.#opts.logger.info({ folders: swept }, 'removed the browser profiles of renderers that are gone');
+    // Browser profiles and screencast encodings (partial videos) a SIGKILLed renderer on this machine
+    // left behind: it could not delete them itself.
+    const swept = await sweepDeadOwners();
+    if (swept.length > 0) this.#opts.logger.info({ folders: swept }, 'removed the temporary folders of renderers that are gone');
   }
 
   get executablePath(): string {

@@ -27,12 +27,16 @@ export interface Navigation {
 }
 
 /**
- * page.setContent only waits for load/domcontentloaded; networkidle* is awaited afterwards with the
- * same meaning as for goto (no more than 0 or 2 connections for 500 ms).
+ * page.setContent writes `html` into the page's current document (document.open() keeps its window).
+ * That document must be one the page setup's new-document scripts ran in (WebRTC removed, consent
+ * handling), which the page's first, pre-made document is not: a navigation to about:blank makes a
+ * fresh one first. setContent only waits for load/domcontentloaded; networkidle* is awaited afterwards
+ * with the same meaning as for goto (no more than 0 or 2 connections for 500 ms).
  */
 async function setContent(page: Page, html: string, waitUntil: PuppeteerLifeCycleEvent[], clock: Countdown): Promise<void> {
   const idle = waitUntil.includes('networkidle0') ? 0 : waitUntil.includes('networkidle2') ? 2 : undefined;
   const documentEvents = waitUntil.filter((e): e is 'load' | 'domcontentloaded' => e === 'load' || e === 'domcontentloaded');
+  await page.goto('about:blank', { waitUntil: 'load', timeout: clock.remainingMs() });
   await page.setContent(html, {
     waitUntil: idle === undefined ? documentEvents : ['load', ...documentEvents],
     timeout: clock.remainingMs(),

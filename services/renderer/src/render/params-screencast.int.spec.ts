@@ -19,6 +19,8 @@ beforeAll(async () => {
     // White at the top, black at the bottom: a frame's brightness says how far the page is scrolled.
     '/tall': page('<div style="height:6000px;background:linear-gradient(#fff,#000)"></div>'),
     '/never': () => undefined, // answers nothing, ever
+    // Loads, then its script never gives the page's thread back.
+    '/spin': page('<p>spin</p><script>while (true) {}</script>'),
   });
 });
 afterAll(() => fixture?.close());
@@ -111,6 +113,18 @@ describe('screencast', () => {
       const started = Date.now();
       await expect(r.render('screencast', { url: url('/never'), timeout: 2, duration: 5 })).rejects.toMatchObject({ code: 'render_timeout' });
       expect(Date.now() - started).toBeLessThan(2_000 + 5_000);
+    });
+
+    // The recording allowance (duration + the finishing time) is 40 s here: ending well before it
+    // shows the loading deadline itself stopped the render.
+    it.each([
+      ['a page whose script never ends', { url: '/spin' }],
+      ['html whose script never ends', { html: '<p>spin</p><script>while (true) {}</script>' }],
+    ])('should fail with render_timeout after timeout, not after the recording allowance, for %s', async (_name, input) => {
+      const target = 'url' in input ? { url: url(input.url) } : input;
+      const started = Date.now();
+      await expect(r.render('screencast', { ...target, timeout: 2, duration: 30 })).rejects.toMatchObject({ code: 'render_timeout' });
+      expect(Date.now() - started).toBeLessThan(2_000 + 10_000);
     });
   });
 });

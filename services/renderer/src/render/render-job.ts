@@ -77,9 +77,16 @@ export async function renderJob(
   const loading = allowanceMs > 0 ? countdown({ timeoutMs: Math.max(1, deadline.timeoutMs - allowanceMs) }) : clock;
   const produce = PRODUCERS[operation];
   try {
-    await setupPage(page, params);
-    const navigation = await navigate(page, params, loading);
-    await prepare(page, operation, params, loading);
+    // A page that never gives its thread back leaves in-page calls unanswered: the loading deadline
+    // is kept by a timer of its own, not by each call's timeout.
+    const navigation = await loading.within(
+      (async () => {
+        await setupPage(page, params);
+        const loaded = await navigate(page, params, loading);
+        await prepare(page, operation, params, loading);
+        return loaded;
+      })(),
+    );
     const artifact = await produce(page, params, clock, env);
     const [headers, gpu] = await Promise.all([
       metadataHeaders({ page, params, operation, navigation, artifact }),

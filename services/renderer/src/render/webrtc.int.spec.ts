@@ -4,15 +4,18 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEgressProxy, type EgressProxy } from '@app/net-guard';
-import { startFixtureServer, type FixtureServer } from '@app/testkit';
+import { pixelAt, startFixtureServer, type FixtureServer } from '@app/testkit';
 import { chromiumFlags, findChromium } from '../browser/launch-options.js';
 import { createProfileDir, type ProfileDir } from '../browser/profile-dirs.js';
+import { countdown } from './countdown.js';
+import { navigate } from './navigate.js';
 import { setupPage } from './page-setup.js';
 import { useRenderer } from './testing/render-harness.js';
 import { renderParams } from './testing/test-params.js';
 
 // A hostile page tries WebRTC towards a UDP canary on 127.0.0.1 and [::1] (STUN, TURN, data channels) from
-// its main frame, static, srcdoc and script-made iframes, and a window it opens. Nothing may reach the
+// its main frame, static, srcdoc and script-made iframes, and a window it opens, loaded from a `url` and
+// given as `html`. Nothing may reach the
 // canary: seen by real dgram listeners. The containment has layers (the profile's preferences, the page
 // setup removing WebRTC, a Chromium flag); each is also tested alone, without the flag, so the guarantee
 // does not rest on one flag being honoured.
@@ -36,17 +39,29 @@ async function startUdpCanary(): Promise<typeof canary> {
   };
 }
 
-/** Tries WebRTC in `window`, in iframes of every kind and (when `popup`) in a window it opens; reports what it saw. */
-const hostilePage = (popup: boolean) => (_req: IncomingMessage, res: ServerResponse) => {
+const FRAMES = ['main', 'static', 'srcdoc', 'script-made'];
+
+/**
+ * Tries WebRTC in `window`, in iframes of every kind and (when `popup`) in a window it opens; reports
+ * what it saw. The static iframe's address is absolute so the page works as `html` input too.
+ */
+function hostileHtml(popup: boolean): string {
   const servers = JSON.stringify([
     { urls: [`stun:127.0.0.1:${canary.port}`, `stun:[::1]:${canary.port}`] },
     { urls: [`turn:127.0.0.1:${canary.port}?transport=udp`, `turn:[::1]:${canary.port}?transport=udp`], username: 'u', credential: 'p' },
   ]);
-  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-  res.end(`<!doctype html><html><body><iframe id="static" src="/frame"></iframe><iframe id="srcdoc" srcdoc="<p>inner</p>"></iframe>
-<pre id="out"></pre><script>
+  return `<!doctype html><html><body><iframe id="static" src="${fixture.origin}/frame"></iframe><iframe id="srcdoc" srcdoc="<p>inner</p>"></iframe>
+<pre id="out"></pre><div id="verdict" style="position:fixed;inset:0;background:#0000ff"></div><script>
 const out = [];
-const report = () => { document.getElementById('out').textContent = out.join('\\n'); };
+// The verdict is painted too (for renders whose output is an image): green when every frame of the
+// page reported no WebRTC (an opened window is the profile's to contain) and nothing anywhere gathered
+// a candidate, red otherwise.
+const clean = () => ${JSON.stringify(FRAMES)}.every((f) => out.includes(f + ' RTCPeerConnection=undefined webkitRTCPeerConnection=undefined'))
+  && !out.some((line) => /candidate|error/.test(line));
+const report = () => {
+  document.getElementById('out').textContent = out.join('\\n');
+  document.getElementById('verdict').style.background = clean() ? '#00ff00' : '#ff0000';
+};
 function attempt(label, w) {
   try {
     out.push(label + ' RTCPeerConnection=' + typeof w.RTCPeerConnection + ' webkitRTCPeerConnection=' + typeof w.webkitRTCPeerConnection);
@@ -64,7 +79,12 @@ attempt('srcdoc', document.getElementById('srcdoc').contentWindow);
 const made = document.createElement('iframe'); document.body.appendChild(made); attempt('script-made', made.contentWindow);
 ${popup ? "try { const w = window.open('about:blank'); if (w) attempt('popup', w); } catch (err) { out.push('popup error ' + err); }" : ''}
 report();
-</script></body></html>`);
+</script></body></html>`;
+}
+
+const hostilePage = (popup: boolean) => (_req: IncomingMessage, res: ServerResponse) => {
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+  res.end(hostileHtml(popup));
 };
 
 beforeAll(async () => {
@@ -85,7 +105,6 @@ afterAll(async () => {
 
 /** ICE gathering towards the canary starts at once and retries for seconds: give it time to show. */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 3_000));
-const FRAMES = ['main', 'static', 'srcdoc', 'script-made'];
 
 describe('WebRTC containment', () => {
   describe('When a render (the service as deployed) runs a page that tries WebRTC everywhere', () => {
@@ -97,6 +116,15 @@ describe('WebRTC containment', () => {
       const seen = /<pre id="out">([^<]*)<\/pre>/.exec(html)?.[1] ?? '';
       for (const frame of FRAMES) expect(seen).toContain(`${frame} RTCPeerConnection=undefined webkitRTCPeerConnection=undefined`);
       expect(seen).not.toContain('candidate');
+      await settle();
+      expect(canary.packets - before).toBe(0);
+    });
+
+    it('should do the same for the page given as html (its verdict painted green), sending the canary nothing', async () => {
+      const before = canary.packets;
+      const shot = await r.render('screenshot', { html: hostileHtml(true), delay: 3, viewport_width: 200, viewport_height: 100 });
+      const [red, green] = await pixelAt(shot.body, 100, 50);
+      expect({ red, green }).toEqual({ red: expect.toBeOneOf([0, 1, 2]), green: expect.toBeOneOf([253, 254, 255]) });
       await settle();
       expect(canary.packets - before).toBe(0);
     });
@@ -119,25 +147,33 @@ describe('WebRTC containment', () => {
       return browser;
     }
 
-    it('should, with the page setup alone (an empty profile), leave no WebRTC in any frame and send nothing', async () => {
+    // The page setup runs before the page's own navigation, exactly as a render does (navigate()).
+    it.each([
+      ['url', () => renderParams({ url: `${fixture.origin}/hostile-no-popup` })],
+      ['html', () => renderParams({ html: hostileHtml(false) })],
+    ])('should, with the page setup alone (an empty profile), leave no WebRTC in any frame (%s input) and send nothing', async (_kind, params) => {
+      await profile?.remove();
       profile = await createProfileDir();
       await rm(`${profile.userDataDir}/Default`, { recursive: true, force: true }); // no preferences
       const page = await (await (await launch(profile.userDataDir)).createBrowserContext()).newPage();
-      await setupPage(page, renderParams());
+      await setupPage(page, params());
       const before = canary.packets;
-      await page.goto(`${fixture.origin}/hostile-no-popup`);
+      await navigate(page, params(), countdown({ timeoutMs: 10_000 }));
       await settle();
       const text = await page.$eval('#out', (el) => el.textContent ?? '');
       for (const frame of FRAMES) expect(text).toContain(`${frame} RTCPeerConnection=undefined`);
       expect(canary.packets - before).toBe(0);
     });
 
-    it("should, with the profile's preferences alone (no page setup), send nothing, not even from an opened window", async () => {
+    it.each([
+      ['url', () => renderParams({ url: `${fixture.origin}/hostile` })],
+      ['html', () => renderParams({ html: hostileHtml(true) })],
+    ])("should, with the profile's preferences alone (no page setup), send nothing (%s input), not even from an opened window", async (_kind, params) => {
       await profile?.remove();
       profile = await createProfileDir();
       const page = await (await (await launch(profile.userDataDir)).createBrowserContext()).newPage();
       const before = canary.packets;
-      await page.goto(`${fixture.origin}/hostile`);
+      await navigate(page, params(), countdown({ timeoutMs: 10_000 }));
       await settle();
       const text = await page.$eval('#out', (el) => el.textContent ?? '');
       expect(text).toContain('main RTCPeerConnection=function'); // the API is there: only the preferences hold

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { createOwnedDir, removeDir } from '../../browser/owned-dirs.js';
 import { killProcessGroup } from '../../browser/process-group.js';
 import { encoderArgs, type EncodeJob } from './encoder-args.js';
 
@@ -23,7 +23,8 @@ const STDERR_KEPT = 2_000;
  * started at once. Its input is a pipe: if the renderer dies, ffmpeg reads end-of-file and exits.
  */
 export async function startEncoder(job: Omit<EncodeJob, 'output'>, ffmpegPath = 'ffmpeg'): Promise<Encoder> {
-  const dir = await mkdtemp(join(tmpdir(), 'renderer-screencast-'));
+  // Owned by this process: if the renderer is SIGKILLed, the next one to start removes the folder.
+  const dir = await createOwnedDir('renderer-screencast-');
   const output = join(dir, `video.${job.format}`);
   const child = spawn(ffmpegPath, encoderArgs({ ...job, output }), { detached: true, stdio: ['pipe', 'ignore', 'pipe'] });
   let stderr = '';
@@ -38,7 +39,7 @@ export async function startEncoder(job: Omit<EncodeJob, 'output'>, ffmpegPath = 
   });
   let done = false;
   void exited.then(() => (done = true));
-  const removeFiles = () => rm(dir, { recursive: true, force: true }).catch(() => undefined);
+  const removeFiles = () => removeDir(dir);
 
   const failure = async (what: string) => {
     const exit = await exited;

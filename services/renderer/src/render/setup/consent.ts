@@ -70,21 +70,38 @@ export const consentStep: PageSetupStep = (page, params) =>
 /** autoconsent's lifecycle states while it is handling a popup it found (opting out). */
 export const CONSENT_BUSY_STATES = ['cmpDetected', 'openPopupDetected', 'runningOptOut', 'runningOptIn'];
 
+/** Poll interval, in the page, of autoconsent's state while it handles a popup. */
+const SETTLE_POLL_MS = 50;
+/** Time given beyond maxMs for the page's answer, before the wait is given up from outside. */
+const SETTLE_SLACK_MS = 250;
+
 /**
  * Waits (at most maxMs) while autoconsent is handling a popup it found in the main frame, so the
  * opt-out completes before the capture. A page where nothing was found (or not yet: known popups are
- * hidden by the prehide styles from the first paint anyway) is not held up.
+ * hidden by the prehide styles from the first paint anyway) is not held up: one evaluation answers at
+ * once. The wait runs in the page (no waitForFunction, whose helper script Puppeteer would first inject
+ * into every fresh context), bounded from outside too.
  */
 export async function settleConsent(page: Page, params: RenderParams, maxMs: number): Promise<void> {
   if (!consentWanted(params) || maxMs <= 0) return;
-  await page
-    .waitForFunction(
-      (busy: string[]) => {
-        const state = (globalThis as unknown as { __renderConsentState?: { lifecycle: string } }).__renderConsentState;
-        return !state || !busy.includes(state.lifecycle);
-      },
-      { timeout: maxMs, polling: 50 },
+  let timer: NodeJS.Timeout | undefined;
+  const givenUp = new Promise<void>((resolve) => (timer = setTimeout(resolve, maxMs + SETTLE_SLACK_MS)));
+  const settled = page
+    .evaluate(
+      (busy: string[], waitMs: number, pollMs: number) =>
+        new Promise<void>((resolve) => {
+          const endsAt = Date.now() + waitMs;
+          const check = () => {
+            const state = (globalThis as unknown as { __renderConsentState?: { lifecycle: string } }).__renderConsentState;
+            if (!state || !busy.includes(state.lifecycle) || Date.now() >= endsAt) resolve();
+            else setTimeout(check, pollMs);
+          };
+          check();
+        }),
       CONSENT_BUSY_STATES,
+      maxMs,
+      SETTLE_POLL_MS,
     )
     .catch(() => undefined);
+  await Promise.race([settled, givenUp]).finally(() => clearTimeout(timer));
 }
