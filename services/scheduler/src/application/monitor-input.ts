@@ -1,5 +1,5 @@
 import { parse as parseHtml } from 'node-html-parser';
-import safeRegex from 'safe-regex2';
+import { checkSync } from 'recheck';
 import type { ParameterProblem } from '@app/errors';
 import {
   DEFAULT_THRESHOLD,
@@ -24,8 +24,10 @@ export interface MonitorInput {
 
 const MAX_SELECTOR_LENGTH = 1_000;
 const MAX_PATTERN_LENGTH = 1_000;
-/** Star height above which a pattern is refused as catastrophic (safe-regex2's default is 25 repetitions). */
-const REPETITION_LIMIT = 25;
+/** The ReDoS analysis of one pattern gives up after this long (the pattern is then refused). */
+const ANALYSIS_TIMEOUT_MS = 2_000;
+/** Matching time that grows faster than this power of the text's length is catastrophic. */
+const MAX_POLYNOMIAL_DEGREE = 2;
 const MAX_TEXT_THRESHOLD = 1_000_000;
 
 const isMode = (v: string): v is MonitorMode => (MONITOR_MODES as readonly string[]).includes(v);
@@ -51,8 +53,13 @@ export function patternProblem(pattern: string): string | undefined {
   } catch {
     return 'is not a valid regular expression';
   }
-  if (!safeRegex(pattern, { limit: REPETITION_LIMIT })) return 'could backtrack catastrophically (nested or overlapping repetition); simplify it';
-  return undefined;
+  // recheck's static analysis (with fuzzing where it cannot decide) finds the attack strings of a pattern.
+  const analysis = checkSync(pattern, 'gu', { timeout: ANALYSIS_TIMEOUT_MS });
+  if (analysis.status === 'safe') return undefined;
+  if (analysis.status === 'unknown') return 'could not be proven safe from catastrophic backtracking; simplify it';
+  const { complexity } = analysis;
+  if (complexity.type === 'polynomial' && complexity.degree <= MAX_POLYNOMIAL_DEGREE) return undefined;
+  return `could backtrack catastrophically (${complexity.summary} matching time); simplify it`;
 }
 
 /**
