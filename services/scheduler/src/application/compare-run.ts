@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { RenderFinished } from '@app/proto/render';
 import { planRestrictedFeaturesOf } from '@app/render-params';
 import { exceeds, type Monitor, type RunChange } from '../domain/monitor/monitor.js';
@@ -23,6 +24,14 @@ const PERIOD_MS: Record<Frequency, number> = {
  * compared with it, comes later than that (two periods of the task).
  */
 export const comparedTtlMs = (frequency: Frequency): number => Math.max(RESULT_TTL_MS, 2 * PERIOD_MS[frequency]);
+
+/**
+ * The name of a file derived from a run's result (its compared form, its diff): as unguessable as the
+ * result's own name (256 random bits) and of the same shape, so the edge serves it as a file; the same for
+ * the same result, so a redelivered comparison writes the same files.
+ */
+export const derivedFileName = (resultName: string, purpose: 'compared' | 'diff'): string =>
+  createHash('sha256').update(`${resultName}\0${purpose}`).digest('base64url');
 
 export interface CompareRunDeps {
   streams: TaskStreams;
@@ -110,7 +119,7 @@ export function compareRun(deps: CompareRunDeps) {
     if (!stored) return; // gone (expired): nothing to compare
     const started = performance.now();
     const compared = comparedResult(monitor, stored.body, stored);
-    const after = `${resultName}-compared.${compared.extension}`;
+    const after = derivedFileName(resultName, 'compared');
     const ttlMs = comparedTtlMs(state.definition.frequency);
     await results.write(after, compared.body, { accountId: state.accountId, contentType: compared.contentType, extension: compared.extension, ttlMs });
 
@@ -128,7 +137,7 @@ export function compareRun(deps: CompareRunDeps) {
     if (monitor.confirm && !confirmingRun && (await confirm(state, runId, comparison.score))) return;
     let diff: string | undefined;
     if (comparison.diff) {
-      diff = `${resultName}-diff.${comparison.diff.extension}`;
+      diff = derivedFileName(resultName, 'diff');
       await results.write(diff, comparison.diff.body, {
         accountId: state.accountId,
         contentType: comparison.diff.contentType,
