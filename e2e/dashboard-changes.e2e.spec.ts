@@ -48,6 +48,7 @@ describe('Dashboard: change monitoring', () => {
     await page.type('#access-key', stack.demo.accessKey);
     await page.type('#secret-key', stack.demo.secretKey);
     await page.click('#sign-in-form button[type="submit"]');
+    await page.waitForSelector('#sign-in-form', { hidden: true, timeout: 30_000 });
     await page.evaluate(() => (location.hash = 'tasks'));
     await visible('#view-tasks');
     expect(await page.$eval('#task-monitor-fields', (el) => (el as HTMLElement).hidden)).toBe(true);
@@ -59,7 +60,8 @@ describe('Dashboard: change monitoring', () => {
     await page.type('#task-monitor-ignore_selectors', '.ad, #clock');
     await page.click('#task-monitor-confirm');
     await page.click('#task-form button[type="submit"]');
-    await page.waitForSelector('#tasks-table tr[data-task-id]', { timeout: 30_000 });
+    await page.waitForFunction(() => document.querySelector('#tasks-table tr[data-task-id]') || document.getElementById('task-form-error')?.textContent, { timeout: 30_000 });
+    expect(await page.$eval('#task-form-error', (el) => el.textContent)).toBe('');
     taskId = Number(await page.$eval('#tasks-table tr[data-task-id]', (r) => r.getAttribute('data-task-id')));
     const task = (await stack.call('GET', `/v1/tasks/${taskId}`, { headers: { 'x-access-key': stack.demo.accessKey } })).json();
     expect(task).toMatchObject({ monitor: { mode: 'visual', confirm: false, ignore_selectors: ['.ad', '#clock'], threshold: 0.1 } });
