@@ -1,14 +1,12 @@
 import { credentials } from '@grpc/grpc-js';
 import sharp from 'sharp';
 import { BUCKETS, Objm, SUBJECTS, connectNats, encodeResultMeta, jetstream } from '@app/messaging';
-import { AuthQuotaServiceClient } from '@app/proto/authquota';
 import { RenderFinished, RenderJob } from '@app/proto/render';
 import { SchedulerServiceClient, TaskChangedEvent } from '@app/proto/scheduler';
-import { hasCode } from '@app/errors';
-import { callUnary } from '@app/rpc';
 import type { Stack } from '@app/stack';
-import { accountsAdmin, startWebhookReceiver } from '@app/testkit';
-import { percentile, runConcurrently } from '../stats.js';
+import { startWebhookReceiver } from '@app/testkit';
+import { percentile } from '../stats.js';
+import { benchAccounts, createTasks } from '../bench-tasks.js';
 
 export interface MonitoringResult {
   tasks: number;
@@ -50,43 +48,24 @@ async function screenshot(variant: number): Promise<Buffer> {
  */
 export async function monitoringScenario(opts: { stack: Stack; tasks: number; serial: number; url: string; log: (m: string) => void }): Promise<MonitoringResult> {
   const { stack } = opts;
-  const auth = new AuthQuotaServiceClient(stack.authQuotaAddress, credentials.createInsecure());
   const scheduler = new SchedulerServiceClient(stack.schedulerAddress, credentials.createInsecure());
-  const admin = accountsAdmin(stack.authQuotaAddress);
   const receiver = await startWebhookReceiver({ secret: () => 'not-verified-here' });
   const nc = await connectNats({ servers: stack.natsUrl, name: 'bench-monitoring' });
   const js = jetstream(nc);
   const objects = await new Objm(nc).open(BUCKETS.renderResults.name);
   const pages = [await screenshot(0), await screenshot(1)];
   try {
-    const accounts = Math.max(1, Math.ceil(opts.tasks / 100));
-    const accountIds = [(await callUnary(auth, auth.authenticate, { access_key: stack.demo.accessKey })).account!.account_id];
-    while (accountIds.length < accounts) accountIds.push((await admin.create('scale', `bench-monitor-${accountIds.length}`)).accountId);
+    const accountIds = await benchAccounts(stack, Math.max(1, Math.ceil(opts.tasks / 100)), 'bench-monitor');
     const query = `url=${encodeURIComponent(opts.url)}&format=png&webhook_url=${encodeURIComponent(`${receiver.url}/changed`)}`;
-    const create = async (i: number) => {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await callUnary(
-            scheduler,
-            scheduler.createTask,
-            {
-              account_id: accountIds[i % accountIds.length]!,
-              name: `monitor-${i}`,
-              api: 'screenshot',
-              query,
-              frequency: 'every_minute',
-              files_base_url: 'https://bench.invalid/v1/files/',
-              monitor: { mode: 'visual', ignore_selectors: [], ignore_text: [], confirm: false },
-            },
-            { timeoutMs: 30_000 },
-          );
-        } catch (err) {
-          if (attempt >= 5 || !hasCode(err, 'concurrency_conflict')) throw err;
-          await new Promise((r) => setTimeout(r, 50 * attempt));
-        }
-      }
-    };
-    await runConcurrently(opts.tasks, 16, create);
+    await createTasks(scheduler, opts.tasks, (i) => ({
+      account_id: accountIds[i % accountIds.length]!,
+      name: `monitor-${i}`,
+      api: 'screenshot',
+      query,
+      frequency: 'every_minute',
+      files_base_url: 'https://bench.invalid/v1/files/',
+      monitor: { mode: 'visual', ignore_selectors: [], ignore_text: [], confirm: false },
+    }));
     opts.log(`created ${opts.tasks} monitoring tasks`);
 
     const finishedAt = new Map<string, number>();
@@ -168,8 +147,6 @@ export async function monitoringScenario(opts: { stack: Stack; tasks: number; se
       webhookP99Ms: percentile(webhookDelays, 99),
     };
   } finally {
-    auth.close();
-    admin.close();
     scheduler.close();
     await receiver.close();
     await nc.close();
