@@ -104,8 +104,15 @@ export function compareRun(deps: CompareRunDeps) {
     if (!runId) return;
     const pending = state.uncompared?.[runId];
     if (!pending) return;
-    // The run's own render: compared unless a confirming render of it is on its way.
-    if (!confirmingRun && Object.values(state.confirming ?? {}).some((c) => c.runId === runId)) return;
+    // The run's own render again (a redelivery): its confirming render is on its way. Its job is published
+    // again under the same id (the queue keeps one), in case the first publish was lost.
+    const inFlight = Object.entries(state.confirming ?? {}).find(([, c]) => c.runId === runId);
+    if (!confirmingRun && inFlight) {
+      const [jobId, { fileName, reservationId, startedAt }] = inFlight;
+      const { params } = checkTaskQuery(state.definition.api, state.definition.query);
+      if (params && fileName) await deps.jobs.publish(renderJob(state, runId, { jobId, fileName, reservationId }, params, startedAt));
+      return;
+    }
 
     const baseline = state.baseline ?? undefined;
     if (confirmingRun && (finished.status !== 'succeeded' || !finished.result)) {

@@ -24,8 +24,9 @@ export function evolveMonitoring(state: ActiveTask, event: TaskUpdated | TaskRun
       return { ...state, uncompared: { ...(state.uncompared ?? {}), [runId]: { file, finishedAt } } };
     }
     case 'TaskRunConfirming': {
-      const { jobId, runId, confirmingAt } = event.data;
-      return { ...state, confirming: { ...(state.confirming ?? {}), [jobId]: { runId, startedAt: confirmingAt } } };
+      const { jobId, runId, confirmingAt, fileName, reservationId } = event.data;
+      const confirming = { runId, startedAt: confirmingAt, fileName, ...(reservationId ? { reservationId } : {}) };
+      return { ...state, confirming: { ...(state.confirming ?? {}), [jobId]: confirming } };
     }
     case 'TaskRunCompared': {
       const { runId, change } = event.data;

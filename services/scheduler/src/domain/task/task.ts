@@ -248,7 +248,7 @@ export interface ActiveTask {
   /** Monitoring: runs finished but not compared yet, by run id (their result file). */
   uncompared?: Record<string, { file: string; finishedAt: number }>;
   /** Monitoring: confirming renders in flight, by job id. */
-  confirming?: Record<string, { runId: string; startedAt: number }>;
+  confirming?: Record<string, { runId: string; startedAt: number; fileName?: string; reservationId?: string }>;
 }
 
 /** A deleted task keeps its unfinished runs, so their quota reservations can still be settled. */
