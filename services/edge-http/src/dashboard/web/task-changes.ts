@@ -28,7 +28,8 @@ function slider(before: string, after: string): HTMLElement {
   const set = () => (top.style.clipPath = `inset(0 ${100 - Number(range.value)}% 0 0)`);
   range.addEventListener('input', set);
   set();
-  return h('div', { class: 'swipe' }, h('div', { class: 'swipe-stage' }, h('img', { src: before, alt: 'Before', loading: 'lazy' }), top), range);
+  const caption = h('p', { class: 'swipe-caption' }, h('span', {}, '◀ After'), h('span', {}, 'Before ▶'));
+  return h('div', { class: 'swipe' }, caption, h('div', { class: 'swipe-stage' }, h('img', { src: before, alt: 'Before', loading: 'lazy' }), top), range);
 }
 
 function item(run: ChangedRun, visual: boolean): HTMLElement {
