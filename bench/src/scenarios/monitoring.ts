@@ -43,8 +43,8 @@ async function screenshot(variant: number): Promise<Buffer> {
  * (9) `tasks` every_minute visual monitoring tasks (no renderer: this scenario plays it, answering each
  * render job with a 1280×1080 PNG in the render-results store and its RenderFinished). The first minute
  * is every task's baseline; on the second every page changed, so every run is compared in full, a change
- * recorded and its task.changed webhook sent to a local receiver. `serial` of those runs are answered one
- * at a time after the burst, each after the previous one's comparison: their time is the comparison's cost.
+ * recorded and its task.changed webhook sent to a local receiver. `serial` of those runs are answered first,
+ * one at a time, each after the previous one's comparison: their time is the comparison's cost.
  */
 export async function monitoringScenario(opts: { stack: Stack; tasks: number; serial: number; url: string; log: (m: string) => void }): Promise<MonitoringResult> {
   const { stack } = opts;
@@ -88,20 +88,18 @@ export async function monitoringScenario(opts: { stack: Stack; tasks: number; se
       await js.publish(SUBJECTS.renderEvent('task', 'finished', job.job_id), RenderFinished.encode(event).finish(), { msgID: `finished:${job.job_id}` });
     };
 
-    // Minute 1: baselines. Minute 2: every page changed; `serial` of its jobs are held back.
+    // Minute 1: baselines, answered as they come. Minute 2: every page changed; its jobs are gathered, the
+    // first `serial` answered one at a time (each after the previous comparison), then the rest at once.
     const first = Math.ceil((Date.now() + 5_000) / 60_000) * 60_000;
     const second = first + 60_000;
     const held: RenderJob[] = [];
-    let answered = 0;
     const jobs = nc.subscribe(SUBJECTS.renderJobRequested, {
       callback: (_err, msg) => {
         const job = RenderJob.decode(msg.data);
         if (job.origin !== 'task' || !job.run_id) return;
-        const minute = job.run_id.endsWith(`-${first / 1000}`) ? 0 : job.run_id.endsWith(`-${second / 1000}`) ? 1 : -1;
-        if (minute < 0) return;
-        if (minute === 1 && held.length < opts.serial) return void held.push(job);
-        answered++;
-        void render(job, minute).catch((err: unknown) => opts.log(`answering a job failed: ${String(err)}`));
+        if (job.run_id.endsWith(`-${second / 1000}`)) return void held.push(job);
+        if (!job.run_id.endsWith(`-${first / 1000}`)) return;
+        void render(job, 0).catch((err: unknown) => opts.log(`answering a job failed: ${String(err)}`));
       },
     });
     const changes = nc.subscribe(SUBJECTS.taskChanged, {
@@ -112,21 +110,21 @@ export async function monitoringScenario(opts: { stack: Stack; tasks: number; se
     });
     opts.log(`baselines at ${new Date(first).toISOString()}, changes at ${new Date(second).toISOString()}`);
     const deadline = second + 60_000;
-    while (Date.now() < deadline && (held.length < opts.serial || comparedAt.size < opts.tasks - opts.serial)) await new Promise((r) => setTimeout(r, 250));
+    while (Date.now() < second + 10_000 && held.length < opts.tasks) await new Promise((r) => setTimeout(r, 100));
 
     const costs: number[] = [];
-    for (const job of held) {
-      const before = comparedAt.size;
+    for (const job of held.slice(0, opts.serial)) {
       await render(job, 1);
-      while (comparedAt.size === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 2));
+      while (!comparedAt.has(job.run_id!) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 2));
       const recorded = comparedAt.get(job.run_id!);
       if (recorded !== undefined) costs.push(recorded - finishedAt.get(job.run_id!)!);
     }
+    await Promise.all(held.slice(opts.serial).map((job) => render(job, 1).catch((err: unknown) => opts.log(`answering a job failed: ${String(err)}`))));
     while (Date.now() < deadline && comparedAt.size < opts.tasks) await new Promise((r) => setTimeout(r, 250));
     await new Promise((r) => setTimeout(r, 5_000)); // the last webhooks
     jobs.unsubscribe();
     changes.unsubscribe();
-    opts.log(`answered ${answered + held.length} jobs; ${comparedAt.size} changes recorded; ${receiver.received.length} webhooks`);
+    opts.log(`${held.length} changed runs answered; ${comparedAt.size} changes recorded; ${receiver.received.length} webhooks`);
 
     const dueToCompared = [...comparedAt.values()].map((t) => t - second);
     while (dueToCompared.length < opts.tasks) dueToCompared.push(Number.POSITIVE_INFINITY);

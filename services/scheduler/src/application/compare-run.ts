@@ -126,9 +126,13 @@ export function compareRun(deps: CompareRunDeps) {
     if (!stored) return; // gone (expired): nothing to compare
     const started = performance.now();
     const compared = comparedResult(monitor, stored.body, stored);
-    const after = derivedFileName(resultName, 'compared');
     const ttlMs = comparedTtlMs(state.definition.frequency);
-    await results.write(after, compared.body, { accountId: state.accountId, contentType: compared.contentType, extension: compared.extension, ttlMs });
+    // A screenshot compared as it is, needed no longer than results are kept, is its own compared file.
+    const sameAsResult = compared.body === stored.body && ttlMs <= RESULT_TTL_MS;
+    const after = sameAsResult ? resultName : derivedFileName(resultName, 'compared');
+    if (!sameAsResult) {
+      await results.write(after, compared.body, { accountId: state.accountId, contentType: compared.contentType, extension: compared.extension, ttlMs });
+    }
 
     const before = baseline && (await results.read(baseline.file));
     if (!baseline || !before) {
