@@ -122,19 +122,24 @@ export function compareRun(deps: CompareRunDeps) {
       return;
     }
     const resultName = confirmingRun ? finished.result!.object_name : pending.file;
-    const stored = await results.read(resultName);
+    const ttlMs = comparedTtlMs(state.definition.frequency);
+    // A screenshot is compared as it is: kept no longer than results are, it is its own compared file,
+    // and a first run's (the baseline) need not even be read.
+    const sameAsResult = monitor.mode === 'visual' && ttlMs <= RESULT_TTL_MS;
+    if (!baseline && sameAsResult) {
+      await record(taskId, runId, { status: 'baseline', score: 0, summary: 'The first compared run: the baseline.', after: resultName, boxes: [] });
+      return;
+    }
+    const [stored, previous] = await Promise.all([results.read(resultName), baseline ? results.read(baseline.file) : undefined]);
     if (!stored) return; // gone (expired): nothing to compare
     const started = performance.now();
     const compared = comparedResult(monitor, stored.body, stored);
-    const ttlMs = comparedTtlMs(state.definition.frequency);
-    // A screenshot compared as it is, needed no longer than results are kept, is its own compared file.
-    const sameAsResult = compared.body === stored.body && ttlMs <= RESULT_TTL_MS;
     const after = sameAsResult ? resultName : derivedFileName(resultName, 'compared');
     if (!sameAsResult) {
       await results.write(after, compared.body, { accountId: state.accountId, contentType: compared.contentType, extension: compared.extension, ttlMs });
     }
 
-    const before = baseline && (await results.read(baseline.file));
+    const before = baseline && previous;
     if (!baseline || !before) {
       await record(taskId, runId, { status: 'baseline', score: 0, summary: 'The first compared run: the baseline.', after, boxes: [] });
       return;
