@@ -52,14 +52,16 @@ beforeAll(async () => {
       res.writeHead(200, { 'content-type': 'text/html' }).end(page(priceBox(n === 1 ? '$99' : '$29')));
     },
   });
-  stack = await startTestStack({ env: { ALLOW_PRIVATE_TARGETS: '1' } });
-  receiver = await startWebhookReceiver({ secret: () => stack.demo.secretKey });
+  // Receivers on loopback take plain HTTP only with ALLOW_PRIVATE_TARGETS.
+  [stack, receiver] = await Promise.all([
+    startTestStack({ env: { ALLOW_PRIVATE_TARGETS: '1' } }),
+    startWebhookReceiver({ secret: () => stack.demo.secretKey }),
+  ]);
 });
 
 afterAll(async () => {
-  await receiver?.close();
+  await Promise.all([receiver?.close(), fixture?.close()]);
   await stack?.stop();
-  await fixture?.close();
 });
 
 const key = () => ({ 'x-access-key': stack.demo.accessKey });
