@@ -19,7 +19,7 @@ export const toTaskResource = (t: Task | undefined): TaskResource => {
     created: t.created,
     last_run: t.last_run ?? null,
     runs: t.runs,
-    monitor: t.monitor ? toMonitorResource(t.monitor) : null,
+    ...(t.monitor ? { monitor: toMonitorResource(t.monitor) } : {}),
   };
 };
 
