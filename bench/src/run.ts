@@ -1,5 +1,5 @@
 // npm run bench: the service against the raw-browser limit on the same machine, in the same run.
-// BENCH_QUICK=1 shortens every scenario; BENCH_SCENARIOS=1,6 runs only those (8: screencast).
+// BENCH_QUICK=1 shortens every scenario; BENCH_SCENARIOS=1,6 runs only those (8: screencast, 9: change monitoring).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ import { startHttpsFloor } from './https-floor.js';
 import { memoryScenario } from './scenarios/memory.js';
 import { schedulerScenario } from './scenarios/scheduler.js';
 import { screencastScenario } from './scenarios/screencast.js';
+import { monitoringScenario } from './scenarios/monitoring.js';
 import { round } from './stats.js';
 import { formatTable, type Row } from './report.js';
 
@@ -257,6 +258,31 @@ async function scheduler(url: string, replicas: number) {
   }
 }
 
+/** (9) Change monitoring: 1,000 every_minute visual monitors compared in their minute; no renderer (the scenario answers the jobs). */
+async function monitoring(url: string) {
+  log('monitoring: starting a stack without renderers');
+  // Comparisons wait on the object store and the event store: 16 at a time in the scheduler.
+  const stack = await startTestStack({ renderers: 0, env: { ALLOW_PRIVATE_TARGETS: '1', LOG_LEVEL: 'warn', SCHEDULER_CONCURRENCY: '16', ...UNLIMITED } });
+  try {
+    const tasks = 1_000;
+    const r = await monitoringScenario({ stack, tasks, serial: quick ? 10 : 30, url, log });
+    results.monitoring = r;
+    const burst = `(9) ${tasks} every_minute visual monitors (1280×1080 PNG), all changed, SCHEDULER_CONCURRENCY=16: due → compared`;
+    rows.push({ scenario: burst, metric: 'p50 ms', ours: round(r.dueToComparedP50Ms) });
+    rows.push({ scenario: burst, metric: 'p99 ms', ours: round(r.dueToComparedP99Ms) });
+    rows.push({ scenario: burst, metric: 'compared in the minute', ours: r.comparedInMinute });
+    const cost = `(9) one comparison at 1280×1080, in the scheduler (task-runs consumer): result in → change recorded`;
+    rows.push({ scenario: cost, metric: 'p50 ms', ours: round(r.costP50Ms) });
+    rows.push({ scenario: cost, metric: 'p99 ms', ours: round(r.costP99Ms) });
+    const hook = '(9) change recorded → task.changed webhook received';
+    rows.push({ scenario: hook, metric: 'p50 ms', ours: round(r.webhookP50Ms) });
+    rows.push({ scenario: hook, metric: 'p99 ms', ours: round(r.webhookP99Ms) });
+    rows.push({ scenario: hook, metric: 'webhooks (one per change)', ours: r.webhooks });
+  } finally {
+    await stack.stop();
+  }
+}
+
 const fixture = await startFixtureServer(BENCH_ROUTES);
 const url = `${fixture.origin}/bench`;
 try {
@@ -288,6 +314,7 @@ try {
     await scheduler(url, 1);
     await scheduler(url, 2);
   }
+  if (want(9)) await monitoring(url);
 } finally {
   await fixture.close();
 }

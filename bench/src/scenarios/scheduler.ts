@@ -1,13 +1,10 @@
 import { credentials } from '@grpc/grpc-js';
 import { connect } from '@nats-io/transport-node';
-import { AuthQuotaServiceClient } from '@app/proto/authquota';
 import { RenderJob } from '@app/proto/render';
 import { SchedulerServiceClient } from '@app/proto/scheduler';
-import { hasCode } from '@app/errors';
-import { callUnary } from '@app/rpc';
 import type { Stack } from '@app/stack';
-import { accountsAdmin } from '@app/testkit';
-import { percentile, runConcurrently } from '../stats.js';
+import { percentile } from '../stats.js';
+import { benchAccounts, createTasks } from '../bench-tasks.js';
 
 export interface SchedulerResult {
   tasks: number;
@@ -37,31 +34,18 @@ export async function schedulerScenario(opts: {
   log: (m: string) => void;
 }): Promise<SchedulerResult> {
   const { stack } = opts;
-  const auth = new AuthQuotaServiceClient(stack.authQuotaAddress, credentials.createInsecure());
   const scheduler = new SchedulerServiceClient(stack.schedulerAddress, credentials.createInsecure());
-  const admin = accountsAdmin(stack.authQuotaAddress);
   const nc = await connect({ servers: stack.natsUrl });
   try {
-    const accountIds = [(await callUnary(auth, auth.authenticate, { access_key: stack.demo.accessKey })).account!.account_id];
-    while (accountIds.length < opts.accounts) accountIds.push((await admin.create('scale', `bench-${accountIds.length}`)).accountId);
+    const accountIds = await benchAccounts(stack, opts.accounts, 'bench');
     const createStart = performance.now();
-    // A busy store may answer a creation `concurrency_conflict` ("retry shortly"): the client retries.
-    const create = async (i: number) => {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await callUnary(
-            scheduler,
-            scheduler.createTask,
-            { account_id: accountIds[i % accountIds.length]!, name: `bench-${i}`, api: 'screenshot', query: `url=${encodeURIComponent(opts.url)}`, frequency: 'every_minute' },
-            { timeoutMs: 30_000 },
-          );
-        } catch (err) {
-          if (attempt >= 5 || !hasCode(err, 'concurrency_conflict')) throw err;
-          await new Promise((r) => setTimeout(r, 50 * attempt));
-        }
-      }
-    };
-    await runConcurrently(opts.tasks, 16, create);
+    await createTasks(scheduler, opts.tasks, (i) => ({
+      account_id: accountIds[i % accountIds.length]!,
+      name: `bench-${i}`,
+      api: 'screenshot',
+      query: `url=${encodeURIComponent(opts.url)}`,
+      frequency: 'every_minute',
+    }));
     const createSeconds = (performance.now() - createStart) / 1000;
     opts.log(`created ${opts.tasks} tasks of ${accountIds.length} accounts in ${createSeconds.toFixed(1)} s`);
 
@@ -107,8 +91,6 @@ export async function schedulerScenario(opts: {
       createSeconds,
     };
   } finally {
-    auth.close();
-    admin.close();
     scheduler.close();
     await nc.close();
   }

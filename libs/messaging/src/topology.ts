@@ -60,6 +60,8 @@ export const SUBJECTS = {
   schedulerTaskEvent: (kebabType: string) => `scheduler.task.${kebabType}`,
   /** A task run claimed its occurrence: the scheduler's dispatchers turn it into a render job. */
   taskRunStarted: 'scheduler.task.run-started',
+  /** A monitoring task's run changed (TaskChangedEvent): the webhook dispatcher announces it. */
+  taskChanged: 'scheduler.task.changed',
   /** A task's next occurrence is near: one scheduler replica prepares its run (message id per run). */
   taskRunPrepare: 'scheduler.run.prepare',
 } as const;
@@ -140,6 +142,19 @@ export const WEBHOOK_DELIVERIES_CONSUMER = {
     deliver_policy: DeliverPolicy.All,
     filter_subject: SUBJECTS.renderEventsOf('async'),
     // An attempt in progress calls working(); a crashed dispatcher's delivery comes back after this.
+    ack_wait: nanos(60_000),
+    max_ack_pending: 10_000,
+  } satisfies Partial<ConsumerConfig>,
+};
+
+/** Changes of monitoring tasks, announced as the task.changed webhook by the dispatcher replicas (shared). */
+export const WEBHOOK_TASK_CHANGES_CONSUMER = {
+  stream: STREAMS.SCHEDULER.name,
+  config: {
+    durable_name: 'webhook-dispatcher-task-changes',
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    filter_subject: SUBJECTS.taskChanged,
     ack_wait: nanos(60_000),
     max_ack_pending: 10_000,
   } satisfies Partial<ConsumerConfig>,
@@ -271,6 +286,7 @@ export async function ensureTopology(nc: NatsConnection): Promise<void> {
     RENDERER_JOBS_CONSUMER,
     EDGE_RENDER_EVENTS_CONSUMER,
     WEBHOOK_DELIVERIES_CONSUMER,
+    WEBHOOK_TASK_CHANGES_CONSUMER,
     SCHEDULER_RUN_DISPATCH_CONSUMER,
     SCHEDULER_RUN_PREPARE_CONSUMER,
     SCHEDULER_TASK_RUNS_CONSUMER,

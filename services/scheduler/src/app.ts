@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { mongoEventStore, sqliteEventStore, type EventStore, type OutboxRelay } from '@app/event-store';
 import type { Logger } from '@app/logging';
-import { busStatus, connectNats, ensureTopology, jetstream, openRenderJobPublisher, streamPublisher, type NatsConnection } from '@app/messaging';
+import { BUCKETS, Objm, busStatus, connectNats, ensureTopology, jetstream, openRenderJobPublisher, streamPublisher, type NatsConnection } from '@app/messaging';
 import { SchedulerServiceService } from '@app/proto/scheduler';
 import { startGrpcServer, type GrpcServer } from '@app/rpc';
 import { startHealthServer, type App, type HealthServer } from '@app/runtime';
@@ -17,6 +17,9 @@ import { natsRunPrepareRequests } from './adapters/nats-run-prepare-requests.js'
 import { aheadTrigger, dueTimeTrigger, runStartConsumer } from './entrypoints/nats/run-start.consumer.js';
 import { dueInstantTimer } from './entrypoints/cron/due-instant.timer.js';
 import { finishRun } from './application/finish-run.js';
+import { compareRun } from './application/compare-run.js';
+import { objectStoreResults } from './adapters/object-store-results.js';
+import { monitoredRenderJobs } from './adapters/monitored-render-jobs.js';
 import { eventStoreTaskStreams } from './adapters/event-store-task-streams.js';
 import { eventStoreTaskIds } from './adapters/event-store-task-ids.js';
 import { grpcAuthQuota } from './adapters/grpc-auth-quota.js';
@@ -72,10 +75,15 @@ export async function createApp(config: SchedulerConfig, logger: Logger, o: Part
   // A minute's jobs go out in one burst: their acknowledgements come back on one subscription.
   const jobStream = streamPublisher(nats);
   const authQuota = o.authQuota ?? grpcAuthQuota(config.authQuotaAddress);
-  const jobs = o.jobs ?? natsRenderJobs(js, await openRenderJobPublisher(nats, jobStream));
   const guard = o.guard ?? netGuardTarget({ allowPrivate: config.allowPrivateTargets });
 
   const streams = eventStoreTaskStreams(store, { snapshotEvery: config.snapshotEvery });
+  // Jobs of monitoring tasks carry the monitor's masking (hide_selectors).
+  const jobs = monitoredRenderJobs(o.jobs ?? natsRenderJobs(js, await openRenderJobPublisher(nats, jobStream)), async (taskId) => {
+    const { state } = await streams.load(taskId);
+    return state.status === 'Active' ? state.definition.monitor : undefined;
+  });
+  const results = objectStoreResults(await new Objm(nats).open(BUCKETS.renderResults.name), clock);
   const views = taskViews(store, { runHistoryLimit: config.runHistoryLimit });
   const commands = taskCommands({ streams, ids: eventStoreTaskIds(store), views, clock, guard });
   const relay = taskEventRelay(store, natsTaskEventPublisher(js), {
@@ -117,7 +125,8 @@ export async function createApp(config: SchedulerConfig, logger: Logger, o: Part
   const concurrency = config.dispatchConcurrency;
   const dispatcher = runStartConsumer({ js, trigger: dueTimeTrigger, start: starter.atDueTime, concurrency, logger });
   const preparer = runStartConsumer({ js, trigger: aheadTrigger, start: preparation.prepare, concurrency, logger });
-  const outcomes = taskRunsConsumer({ js, finish: finishRun({ streams, clock }), concurrency: config.concurrency, logger });
+  const compare = compareRun({ streams, results, authQuota, jobs, clock, newId, newFileName, onCompared: schedulerMetrics().compared });
+  const outcomes = taskRunsConsumer({ js, finish: finishRun({ streams, clock }), compare, concurrency: config.concurrency, logger });
 
   let grpc: GrpcServer | undefined;
   let health: HealthServer | undefined;

@@ -10,5 +10,13 @@ export function schedulerMetrics() {
     unit: 's',
     advice: { explicitBucketBoundaries: LAG_BUCKETS_SECONDS },
   });
-  return { dispatched: (lagMs: number) => lag.record(Math.max(0, lagMs) / 1000) };
+  const comparison = meter().createHistogram('scheduler.monitor.comparison', {
+    description: 'Time to compare a monitoring task\'s run with the previous one (by mode).',
+    unit: 's',
+    advice: { explicitBucketBoundaries: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5] },
+  });
+  return {
+    dispatched: (lagMs: number) => lag.record(Math.max(0, lagMs) / 1000),
+    compared: (ms: number, mode: string) => comparison.record(ms / 1000, { mode }),
+  };
 }

@@ -3,12 +3,13 @@ import { BUCKETS, Kvm, busStatus, connectNats, ensureTopology, jetstream, type N
 import { startHealthServer, type App, type HealthServer } from '@app/runtime';
 import type { WebhookConfig } from './config.js';
 import type { Clock, SigningKeys, WebhookSender } from './application/ports.js';
-import { deliverWebhook } from './application/deliver-webhook.js';
+import { deliverSigned, deliverWebhook } from './application/deliver-webhook.js';
 import { receiverLimiter } from './application/receiver-limiter.js';
 import { grpcSigningKeys } from './adapters/grpc-signing-keys.js';
 import { kvDeliveryStates } from './adapters/kv-delivery-states.js';
 import { pinnedWebhookSender } from './adapters/pinned-webhook-sender.js';
 import { deliveriesConsumer } from './entrypoints/deliveries.consumer.js';
+import { taskChangesConsumer } from './entrypoints/task-changes.consumer.js';
 import { webhookMetrics } from './webhook-metrics.js';
 
 /** The longest wait between two attempts, whatever a Retry-After asks for. */
@@ -36,7 +37,7 @@ export async function createApp(config: WebhookConfig, logger: Logger, o: Partia
     o.sender ??
     pinnedWebhookSender({ allowPrivate: config.allowPrivateTargets, timeoutMs: config.timeoutMs, maxResponseBytes: config.maxResponseBytes });
   const states = kvDeliveryStates(await new Kvm(nats).open(BUCKETS.renderStatus.name));
-  const deliver = deliverWebhook({
+  const deliveryDeps = {
     keys,
     sender,
     states,
@@ -47,12 +48,14 @@ export async function createApp(config: WebhookConfig, logger: Logger, o: Partia
     filesBaseUrl: config.filesBaseUrl,
     log: logger,
     onAttempt: webhookMetrics().attempt,
-  });
-  const consumer = deliveriesConsumer({ js, deliver, concurrency: config.concurrency, logger });
+  };
+  const consumer = deliveriesConsumer({ js, deliver: deliverWebhook(deliveryDeps), concurrency: config.concurrency, logger });
+  const changes = taskChangesConsumer({ js, deliver: deliverSigned(deliveryDeps), concurrency: config.concurrency, logger });
   let health: HealthServer | undefined;
   return {
     async start() {
       consumer.start();
+      changes.start();
       health = await startHealthServer({
         port: config.healthPort,
         host: config.healthHost,
@@ -62,7 +65,7 @@ export async function createApp(config: WebhookConfig, logger: Logger, o: Partia
     },
     async stop() {
       health?.setDraining();
-      await consumer.stop();
+      await Promise.all([consumer.stop(), changes.stop()]);
       keys.close?.();
       if (!o.nats) await nats.drain();
       await health?.close();

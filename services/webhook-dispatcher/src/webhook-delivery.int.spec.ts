@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '@app/logging';
 import { BUCKETS, Kvm, SUBJECTS, connectNats, decodeWebhookState, ensureTopology, jetstream, webhookStateKey, type NatsConnection } from '@app/messaging';
 import { RenderFinished } from '@app/proto/render';
+import { TaskChangedEvent } from '@app/proto/scheduler';
 import type { App } from '@app/runtime';
 import { ensureSelfSignedCertificate, startNatsServer, type RunningNats } from '@app/stack';
 import { startFixtureServer, startWebhookReceiver, until, type FixtureServer, type ReceiverAnswer } from '@app/testkit';
@@ -95,7 +96,53 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** What the scheduler's outbox publishes when a monitoring task's run changed. */
+async function taskChanged(webhookUrl: string, runId: string, version: number): Promise<void> {
+  const event = TaskChangedEvent.fromPartial({
+    event_id: randomUUID(),
+    stream_id: 'task-7',
+    version,
+    task_id: 7,
+    run_id: runId,
+    account_id: 'acc_1',
+    webhook_url: webhookUrl,
+    webhook_signed: true,
+    score: 1.25,
+    summary: '1 line added, 1 line removed; first change: "- $29"',
+    before: 'https://api.example/v1/files/b-compared.txt',
+    after: 'https://api.example/v1/files/a-compared.txt',
+    diff: 'https://api.example/v1/files/a-diff.diff',
+    changed_unix_ms: Date.parse('2026-05-04T10:03:01Z'),
+  });
+  // The outbox's message id: a re-published change is dropped by the broker.
+  await jetstream(nc).publish(SUBJECTS.taskChanged, TaskChangedEvent.encode(event).finish(), { msgID: `task-7:${version}` });
+}
+
 describe('webhook-dispatcher', () => {
+  describe('When a monitoring task changed (published twice by the outbox) and the receiver fails once', () => {
+    it('should deliver one signed task.changed webhook, retried with the same webhook-id', async () => {
+      const r = await receiver((n) => ({ status: n === 1 ? 503 : 200 }));
+      await taskChanged(`${r.url}/changes`, '7-1777888980', 12);
+      await taskChanged(`${r.url}/changes`, '7-1777888980', 12);
+      await until(() => r.accepted().length === 1, 10_000, 'the change delivered');
+      await new Promise((res) => setTimeout(res, SCHEDULE_MS * 3));
+      expect(r.received.map((x) => x.status)).toEqual([503, 200]);
+      expect(r.received.every((x) => x.standardOk && x.plainOk && x.headers['webhook-id'] === 'change-7-1777888980')).toBe(true);
+      expect(JSON.parse(r.accepted()[0]!.body)).toEqual({
+        type: 'task.changed',
+        task_id: 7,
+        run_id: '7-1777888980',
+        score: 1.25,
+        summary: '1 line added, 1 line removed; first change: "- $29"',
+        before: 'https://api.example/v1/files/b-compared.txt',
+        after: 'https://api.example/v1/files/a-compared.txt',
+        diff: 'https://api.example/v1/files/a-diff.diff',
+        created: Date.parse('2026-05-04T10:03:01Z') / 1000,
+      });
+      await r.close();
+    });
+  });
+
   describe('When a render with a webhook finishes and the HTTPS receiver accepts', () => {
     it('should deliver the decided body once, verifiable by Standard Webhooks and by a plain HMAC', async () => {
       const r = await receiver(undefined, true);

@@ -1,7 +1,7 @@
 import { credentials } from '@grpc/grpc-js';
 import { CLIENT_CHANNEL_OPTIONS, callUnary, peerReady } from '@app/rpc';
-import { SchedulerServiceClient, type Task, type TaskRun } from '@app/proto/scheduler';
-import type { TaskResource, TaskRunResource, TaskScheduler } from '../http/routes/tasks.routes.js';
+import { SchedulerServiceClient, type Task, type TaskMonitor, type TaskRun } from '@app/proto/scheduler';
+import type { TaskMonitorResource, TaskResource, TaskRunResource, TaskScheduler } from '../http/routes/tasks.routes.js';
 
 const missing = () => new Error('the scheduler answered without a task');
 
@@ -19,8 +19,27 @@ export const toTaskResource = (t: Task | undefined): TaskResource => {
     created: t.created,
     last_run: t.last_run ?? null,
     runs: t.runs,
+    ...(t.monitor ? { monitor: toMonitorResource(t.monitor) } : {}),
   };
 };
+
+const toMonitorResource = (m: TaskMonitor): TaskMonitorResource => ({
+  mode: m.mode,
+  threshold: m.threshold,
+  ...(m.selector !== undefined ? { selector: m.selector } : {}),
+  ignore_selectors: m.ignore_selectors,
+  ignore_text: m.ignore_text,
+  confirm: m.confirm ?? true,
+});
+
+const toMonitorMessage = (m: TaskMonitorResource): TaskMonitor => ({
+  mode: m.mode,
+  threshold: m.threshold,
+  selector: m.selector,
+  ignore_selectors: m.ignore_selectors ?? [],
+  ignore_text: m.ignore_text ?? [],
+  confirm: m.confirm,
+});
 
 export const toTaskRunResource = (r: TaskRun): TaskRunResource => ({
   id: r.run_id,
@@ -31,6 +50,18 @@ export const toTaskRunResource = (r: TaskRun): TaskRunResource => ({
   finished: r.finished ?? null,
   file: r.file ?? null,
   error: r.error_code ? { code: r.error_code, message: r.error_message ?? '' } : null,
+  change: r.change
+    ? {
+        status: r.change.status,
+        score: r.change.score,
+        summary: r.change.summary,
+        diff: r.change.diff ?? null,
+        before: r.change.before ?? null,
+        after: r.change.after ?? null,
+        boxes: r.change.boxes,
+        compared: r.change.compared,
+      }
+    : null,
 });
 
 /** The scheduler's SchedulerService over gRPC; its errors come back as AppErrors (task_not_found → 404). */
@@ -48,6 +79,7 @@ export function grpcScheduler(address: string): TaskScheduler & { close(): void;
         timezone: fields.timezone,
         enabled: fields.enabled,
         files_base_url: opts.filesBaseUrl,
+        monitor: fields.monitor ? toMonitorMessage(fields.monitor) : undefined,
       });
       return toTaskResource(res.task);
     },
@@ -59,13 +91,18 @@ export function grpcScheduler(address: string): TaskScheduler & { close(): void;
       return toTaskResource((await callUnary(client, client.getTask, { account_id: accountId, id })).task);
     },
     async update(accountId, id, fields) {
-      return toTaskResource((await callUnary(client, client.updateTask, { account_id: accountId, id, ...fields })).task);
+      const { monitor, ...rest } = fields;
+      const request = { account_id: accountId, id, ...rest, monitor: monitor ? toMonitorMessage(monitor) : undefined, clear_monitor: monitor === null };
+      return toTaskResource((await callUnary(client, client.updateTask, request)).task);
     },
     async remove(accountId, id) {
       await callUnary(client, client.deleteTask, { account_id: accountId, id });
     },
     async runs(accountId, id) {
       return (await callUnary(client, client.listTaskRuns, { account_id: accountId, id })).runs.map(toTaskRunResource);
+    },
+    async changes(accountId, id) {
+      return (await callUnary(client, client.listTaskChanges, { account_id: accountId, id })).runs.map(toTaskRunResource);
     },
     close: () => client.close(),
     ready: () => peerReady(client),

@@ -4,10 +4,13 @@ import { outboxRelay, type EventStore, type OutboxRelay, type StoredEvent } from
  * The one task event read from the SCHEDULER stream: a run started at its due instant, whose job is still
  * to be made (`scheduler.task.run-started`, by the run-dispatch consumer). A prepared run starts with its
  * job published (`jobId` set), and no other event has a consumer: those are not relayed (the store keeps
- * them, the task views read them from there).
+ * them, the task views read them from there). A comparison that found a change to announce is relayed too
+ * (`scheduler.task.changed`).
  */
 export const relayedTaskEvent = (e: Pick<StoredEvent, 'type' | 'data'>): boolean =>
-  e.type === 'TaskRunStarted' && typeof (e.data as { jobId?: unknown }).jobId !== 'string';
+  (e.type === 'TaskRunStarted' && typeof (e.data as { jobId?: unknown }).jobId !== 'string') ||
+  // A monitoring task's change to announce (the webhook dispatcher delivers it as task.changed).
+  (e.type === 'TaskRunCompared' && (e.data as { announce?: unknown }).announce !== undefined);
 
 /** The scheduler's outbox relay: the events it consumes, published with `publish` (natsTaskEventPublisher). */
 export function taskEventRelay(

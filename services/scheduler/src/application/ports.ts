@@ -61,3 +61,19 @@ export interface TargetGuard {
   check(url: string, parameter: string): Promise<void>;
   checkWebhook(url: string, parameter: string): Promise<void>;
 }
+
+/** A stored result: its bytes and what it is. */
+export interface StoredResult {
+  body: Uint8Array;
+  extension: string;
+  contentType: string;
+}
+
+/**
+ * The render-results object store as change monitoring needs it: reading runs' results, keeping compared
+ * results and diff files as result files (expiring like every result, swept by the edge).
+ */
+export interface ResultStore {
+  read(name: string): Promise<StoredResult | undefined>;
+  write(name: string, body: Uint8Array, meta: { accountId: string; contentType: string; extension: string; ttlMs: number }): Promise<void>;
+}

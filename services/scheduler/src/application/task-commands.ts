@@ -54,7 +54,7 @@ export function taskCommands(deps: { streams: TaskStreams; ids: TaskIds; views: 
     async update(accountId: string, taskId: number, fields: TaskFields): Promise<TaskView> {
       const { state } = await streams.load(taskId);
       if (state.status !== 'Active' || state.accountId !== accountId) throw taskNotFound(taskId);
-      if (fields.api !== undefined || fields.query !== undefined) {
+      if (fields.api !== undefined || fields.query !== undefined || fields.monitor !== undefined) {
         const checked = definitionForUpdate(state, fields);
         await checkTarget(guard, checked.definition.api, checked.definition.query);
       }

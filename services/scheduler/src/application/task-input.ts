@@ -5,6 +5,8 @@ import { parseCrontab } from '../schedule/crontab.js';
 import { deriveCrontab } from '../schedule/frequency.js';
 import { isIanaTimeZone } from '@app/render-params';
 import { checkTaskQuery } from './task-query.js';
+import { checkMonitor, type MonitorInput } from './monitor-input.js';
+import type { Monitor } from '../domain/monitor/monitor.js';
 
 export const MAX_NAME_LENGTH = 100;
 export const DEFAULT_TIMEZONE = 'Etc/UTC';
@@ -18,6 +20,8 @@ export interface TaskFields {
   crontab?: string | undefined;
   timezone?: string | undefined;
   enabled?: boolean | undefined;
+  /** null: the task stops monitoring. */
+  monitor?: MonitorInput | null | undefined;
 }
 
 const isApi = (v: string): v is TaskApi => (TASK_APIS as readonly string[]).includes(v);
@@ -65,10 +69,23 @@ const CRONTAB_ONLY_WITH_CUSTOM = 'crontab is only accepted with frequency custom
 const CRONTAB_REQUIRED = 'crontab is required when frequency is custom';
 const present = (v: string | undefined): v is string => v !== undefined && v !== null;
 
-function checkQuery(api: TaskApi | undefined, query: string, problems: ParameterProblem[]): void {
-  if (!api) return; // the api is wrong already: the query cannot be judged
-  problems.push(...checkTaskQuery(api, query).problems);
+/** The query's problems; its output format when it is valid. */
+function checkQuery(api: TaskApi | undefined, query: string, problems: ParameterProblem[]): string | undefined {
+  if (!api) return undefined; // the api is wrong already: the query cannot be judged
+  const checked = checkTaskQuery(api, query);
+  problems.push(...checked.problems);
+  const format = checked.params?.format;
+  return typeof format === 'string' ? format : undefined;
 }
+
+const monitorInputOf = (m: Monitor): MonitorInput => ({
+  mode: m.mode,
+  threshold: m.threshold,
+  selector: m.selector,
+  ignore_selectors: m.ignoreSelectors,
+  ignore_text: m.ignoreText,
+  confirm: m.confirm,
+});
 
 /**
  * A new task's definition from the caller's fields, with every problem in one ValidationError. The crontab
@@ -83,7 +100,8 @@ export function definitionForCreate(fields: TaskFields, now: number): { definiti
   };
   if (required('name', fields.name)) checkName(fields.name, problems);
   const api = required('api', fields.api) ? checkApi(fields.api, problems) : undefined;
-  if (required('query', fields.query)) checkQuery(api, fields.query, problems);
+  const format = required('query', fields.query) ? checkQuery(api, fields.query, problems) : undefined;
+  const monitor = fields.monitor ? checkMonitor(api, fields.monitor, format, problems) : undefined;
   const frequency = required('frequency', fields.frequency) ? checkFrequency(fields.frequency, problems) : undefined;
   const timezone = checkTimezone(fields.timezone ?? DEFAULT_TIMEZONE, problems);
   const hasCrontab = present(fields.crontab) && fields.crontab !== '';
@@ -100,7 +118,7 @@ export function definitionForCreate(fields: TaskFields, now: number): { definiti
 
   if (problems.length > 0 || !api || !frequency || !timezone || !crontab) throw new ValidationError(problems);
   return {
-    definition: { name: fields.name!, api, query: fields.query!, frequency, crontab, timezone },
+    definition: { name: fields.name!, api, query: fields.query!, frequency, crontab, timezone, ...(monitor ? { monitor } : {}) },
     enabled: fields.enabled ?? true,
   };
 }
@@ -116,7 +134,12 @@ export function definitionForUpdate(task: ActiveTask, fields: TaskFields): { def
   if (present(fields.name)) checkName(fields.name, problems);
   const api = present(fields.api) ? checkApi(fields.api, problems) : current.api;
   const query = fields.query ?? current.query;
-  if (present(fields.api) || present(fields.query)) checkQuery(api, query, problems);
+  const queryChanged = present(fields.api) || present(fields.query);
+  const format = queryChanged || fields.monitor ? checkQuery(api, query, problems) : undefined;
+  // A new monitor is checked; the current one again when the api or query it watches changes.
+  const monitorInput = fields.monitor === null ? undefined : fields.monitor ?? (queryChanged && current.monitor ? monitorInputOf(current.monitor) : undefined);
+  const checkedMonitor = monitorInput ? checkMonitor(api, monitorInput, format, problems) : undefined;
+  const monitor = fields.monitor === null ? null : (checkedMonitor ?? current.monitor ?? null);
   const frequency = present(fields.frequency) ? checkFrequency(fields.frequency, problems) : current.frequency;
   const timezone = present(fields.timezone) ? checkTimezone(fields.timezone, problems) : current.timezone;
   const hasCrontab = present(fields.crontab) && fields.crontab !== '';
@@ -134,7 +157,7 @@ export function definitionForUpdate(task: ActiveTask, fields: TaskFields): { def
 
   if (problems.length > 0 || !api || !frequency || !timezone || !crontab) throw new ValidationError(problems);
   return {
-    definition: { name: fields.name ?? current.name, api, query, frequency, crontab, timezone },
+    definition: { name: fields.name ?? current.name, api, query, frequency, crontab, timezone, ...(monitor ? { monitor } : {}) },
     ...(fields.enabled !== undefined ? { enabled: fields.enabled } : {}),
   };
 }

@@ -54,6 +54,8 @@ export async function startSchedulerHarness(env: NodeJS.ProcessEnv = {}) {
         remove: (id: number, accountId = 'acc_test') => callUnary(client, client.deleteTask, { account_id: accountId, id }),
         runs: async (id: number, accountId = 'acc_test'): Promise<TaskRun[]> =>
           (await callUnary(client, client.listTaskRuns, { account_id: accountId, id })).runs,
+        changes: async (id: number, accountId = 'acc_test'): Promise<TaskRun[]> =>
+          (await callUnary(client, client.listTaskChanges, { account_id: accountId, id })).runs,
       };
     },
     /** Every event of the store, read through a connection of its own. */

@@ -19,7 +19,16 @@ export interface DeliveryLog {
  */
 export type WebhookAttemptOutcome = 'delivered' | 'retry' | 'failed';
 
-export function deliverWebhook(deps: {
+/** One webhook to deliver: `id` is its webhook-id (the same on every attempt) and its delivery state's key. */
+export interface Delivery {
+  id: string;
+  accountId: string;
+  url: string;
+  signed: boolean;
+  body: unknown;
+}
+
+export interface DeliveryDeps {
   keys: SigningKeys;
   sender: WebhookSender;
   states: DeliveryStates;
@@ -34,13 +43,32 @@ export function deliverWebhook(deps: {
   random?: () => number;
   /** Told of every attempt and what it led to: delivered, retry (pending) or failed (metrics). */
   onAttempt?: (state: WebhookAttemptOutcome) => void;
-}) {
+}
+
+/** A finished render's webhook (async renders and task runs with a webhook_url). */
+export function deliverWebhook(deps: DeliveryDeps) {
+  const deliver = deliverSigned(deps);
+  return async (event: RenderFinished): Promise<Disposition> => {
+    if (!event.webhook_url) return { kind: 'ack' };
+    return deliver({
+      id: event.job_id,
+      accountId: event.account_id,
+      url: event.webhook_url,
+      signed: event.webhook_signed !== false,
+      body: webhookBody(event, deps.filesBaseUrl),
+    });
+  };
+}
+
+/**
+ * Delivers one webhook, signed with the account's secret key (Standard Webhooks headers and the plain
+ * signature), at least once: every kind of webhook goes through here.
+ */
+export function deliverSigned(deps: DeliveryDeps) {
   const { keys, sender, states, limiter, clock, policy, log } = deps;
 
-  return async (event: RenderFinished): Promise<Disposition> => {
-    const url = event.webhook_url;
-    if (!url) return { kind: 'ack' };
-    const id = event.job_id;
+  return async (delivery: Delivery): Promise<Disposition> => {
+    const { id, url } = delivery;
     const previous = await states.get(id);
     if (previous && previous.state !== 'pending') return { kind: 'ack' };
 
@@ -49,12 +77,12 @@ export function deliverWebhook(deps: {
     let outcome;
     const now = clock.now();
     try {
-      const body = JSON.stringify(webhookBody(event, deps.filesBaseUrl));
+      const body = JSON.stringify(delivery.body);
       const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'render-service-webhooks/1' };
-      if (event.webhook_signed !== false) {
+      if (delivery.signed) {
         let secret: string;
         try {
-          secret = await keys.secretOf(event.account_id);
+          secret = await keys.secretOf(delivery.accountId);
         } catch (err) {
           if (hasCode(err, 'not_found')) {
             log.warn({ renderId: id }, 'webhook dropped: the account no longer exists');

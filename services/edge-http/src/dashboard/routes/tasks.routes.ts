@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ReservationOutcomes } from '../../application/ports.js';
-import { taskFieldsOf, taskIdOf, type TaskScheduler } from '../../http/routes/tasks.routes.js';
+import { taskFieldsOf, taskIdOf, withFileUrls, type TaskScheduler } from '../../http/routes/tasks.routes.js';
 import { filesBaseUrl } from '../../http/reservation.js';
 import type { AccountConsole } from '../ports.js';
 
@@ -58,6 +58,12 @@ export async function dashboardTaskRoutes(
   app.get('/tasks/:id/runs', async (request) => {
     const base = filesBaseUrl(request, opts.publicUrl);
     const runs = await scheduler.runs(accountOf(request), taskIdOf(request));
-    return { runs: runs.map((run) => ({ ...run, file: run.file ? `${base}${run.file}` : null })) };
+    return { runs: runs.map((run) => withFileUrls(run, base)) };
+  });
+
+  app.get('/tasks/:id/changes', async (request) => {
+    const base = filesBaseUrl(request, opts.publicUrl);
+    const changes = await scheduler.changes(accountOf(request), taskIdOf(request));
+    return { changes: changes.map((run) => withFileUrls(run, base)) };
   });
 }

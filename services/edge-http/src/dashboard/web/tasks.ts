@@ -1,13 +1,30 @@
 import { api, ApiError } from './api.js';
 import { $, busy, clearProblems, formatTime, h, notice, showProblems } from './dom.js';
 import { session } from './session.js';
+import { bindMonitorFields, monitorFieldOf, monitorOf } from './monitor-form.js';
+import { showChanges } from './task-changes.js';
 
 /** A task as /dashboard/api/tasks returns it (the fields this page shows). */
-type Task = { id: number; name: string; api: string; frequency: string; crontab: string; timezone: string; enabled: boolean; runs: number; last_run: number | null };
+type Task = {
+  id: number;
+  name: string;
+  api: string;
+  frequency: string;
+  crontab: string;
+  timezone: string;
+  enabled: boolean;
+  runs: number;
+  last_run: number | null;
+  monitor?: { mode: string } | null;
+};
 
 type Run = { id: string; status: string; started: number; finished: number | null; file: string | null; error: { code: string; message: string } | null };
 
-const FORM = { prefix: 'task-', errorId: 'task-form-error', fieldOf: (p: string) => (p.startsWith('query.') ? 'query' : p) };
+const FORM = {
+  prefix: 'task-',
+  errorId: 'task-form-error',
+  fieldOf: (p: string) => (p.startsWith('query.') ? 'query' : (monitorFieldOf(p) ?? p)),
+};
 const DRAFT_KEY = 'dashboard.task-draft';
 const FIELDS = ['name', 'api', 'query', 'frequency', 'crontab', 'timezone'] as const;
 let openRunsOf: Task | undefined;
@@ -32,12 +49,15 @@ function row(t: Task, refresh: () => Promise<void>): HTMLTableRowElement {
   });
   const history = h('button', { type: 'button', class: 'small' }, 'History');
   history.addEventListener('click', () => void showRuns(t).catch(report));
+  const changes = h('button', { type: 'button', class: 'small', 'aria-label': `Changes of ${t.name}` }, 'Changes');
+  changes.addEventListener('click', () => void showChanges(t).then(() => $('task-changes').focus()).catch(report));
   const remove = h('button', { type: 'button', class: 'small', 'aria-label': `Delete ${t.name}` }, 'Delete');
   remove.addEventListener('click', () => {
     if (!confirm(`Delete the task “${t.name}”? It stops at once.`)) return;
     void busy(remove, async () => {
       await api('DELETE', `/tasks/${t.id}`);
       if (openRunsOf?.id === t.id) $('task-runs').hidden = true;
+      $('task-changes').hidden = true;
       notice(`${t.name} was deleted.`);
       await refresh();
     }).catch(report);
@@ -51,7 +71,7 @@ function row(t: Task, refresh: () => Promise<void>): HTMLTableRowElement {
     h('td', { 'data-label': 'Enabled' }, toggle),
     h('td', { 'data-label': 'Runs', class: 'runs' }, String(t.runs)),
     h('td', { 'data-label': 'Last run' }, formatTime(t.last_run)),
-    h('td', { class: 'row-actions' }, h('div', { class: 'actions' }, history, remove)),
+    h('td', { class: 'row-actions' }, h('div', { class: 'actions' }, history, ...(t.monitor ? [changes] : []), remove)),
   );
 }
 
@@ -105,6 +125,7 @@ export function bindTasks(): void {
   const syncCrontab = () => ($('task-crontab-field').hidden = frequency.value !== 'custom');
   restoreDraft();
   syncCrontab();
+  const syncMonitor = bindMonitorFields();
   frequency.addEventListener('change', syncCrontab);
   // What is typed survives a reload or an expired session (nothing secret is in this form).
   form.addEventListener('input', saveDraft);
@@ -122,11 +143,14 @@ export function bindTasks(): void {
         enabled: $<HTMLInputElement>('task-enabled').checked,
       };
       if (frequency.value === 'custom') body.crontab = input('crontab').value;
+      const monitor = monitorOf(input('api').value);
+      if (monitor) body.monitor = monitor;
       try {
         const task = await api<Task>('POST', '/tasks', body);
         form.reset();
         sessionStorage.removeItem(DRAFT_KEY);
         syncCrontab();
+        syncMonitor();
         notice(`Task “${task.name}” was created.`);
         await showTasks();
       } catch (err) {

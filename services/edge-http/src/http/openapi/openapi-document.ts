@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ERROR_CODES, reasonPhrase } from '@app/errors';
 import { FORMAT_BY_OPERATION, OPERATIONS, PARAMETERS, parameterDefaults, type Operation } from '@app/render-params';
 import { TASK_FIELDS, TASK_REQUIRED_FIELDS } from '../routes/tasks.routes.js';
-import { AsyncAccepted, DeviceList, ErrorBody, Health, Readiness, RenderStatus, TaskList, Task, TaskRuns, Usage } from './response-schemas.js';
+import { AsyncAccepted, DeviceList, ErrorBody, Health, Readiness, RenderStatus, TaskList, Task, TaskChanges, TaskRuns, Usage } from './response-schemas.js';
 
 /** A route of the server as Fastify registered it. */
 export interface RouteInfo {
@@ -35,7 +35,7 @@ function withoutSafeIntegerBounds<T>(value: T): T {
 /** The response bodies: every schema with a meta id (response-schemas.ts), each a component referred to by id. */
 function componentSchemas(): Json {
   // Imported for their registration under their ids.
-  void [ErrorBody, AsyncAccepted, RenderStatus, Usage, DeviceList, Task, TaskList, TaskRuns, Health, Readiness];
+  void [ErrorBody, AsyncAccepted, RenderStatus, Usage, DeviceList, Task, TaskList, TaskRuns, TaskChanges, Health, Readiness];
   const { schemas } = z.toJSONSchema(z.globalRegistry, { io: 'input', unrepresentable: 'any', uri: (id) => `#/components/schemas/${id}` }) as {
     schemas: Record<string, Json>;
   };
@@ -258,6 +258,13 @@ const ROUTE_DOCS: Record<string, RouteDoc> = {
   },
   'DELETE /v1/tasks/{id}': { operationId: 'deleteTask', tag: 'Tasks', summary: 'Delete a task', status: 204 },
   'GET /v1/tasks/{id}/runs': { operationId: 'taskRuns', tag: 'Tasks', summary: 'Run history of a task', body: TaskRuns },
+  'GET /v1/tasks/{id}/changes': {
+    operationId: 'taskChanges',
+    tag: 'Tasks',
+    summary: 'Changes a monitoring task found',
+    description: 'The runs whose comparison with the previous successful run found a change, newest first, with before, after and diff file URLs.',
+    body: TaskChanges,
+  },
 };
 
 const KEY_SECURITY = [{ AccessKeyHeader: [] }, { AccessKeyQuery: [] }];

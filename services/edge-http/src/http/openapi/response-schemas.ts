@@ -109,8 +109,33 @@ export const Task = z
     created: seconds('Unix seconds.'),
     last_run: seconds('Unix seconds of the start of the latest run.').nullable(),
     runs: z.number().int().describe('Runs that started.'),
+    monitor: z
+      .looseObject({
+        mode: z.enum(['visual', 'text']),
+        threshold: z.number(),
+        selector: z.string().optional(),
+        ignore_selectors: z.array(z.string()),
+        ignore_text: z.array(z.string()),
+        confirm: z.boolean(),
+      })
+      .nullable()
+      .optional()
+      .describe('Change monitoring, with its defaults filled (null when the task does not monitor).'),
   })
   .meta({ id: 'Task' });
+
+const RunChange = z
+  .looseObject({
+    status: z.enum(['baseline', 'unchanged', 'changed']),
+    score: z.number().describe('visual: percent of pixels that differ; text: changed characters.'),
+    summary: z.string(),
+    diff: z.string().nullable().describe('URL of the diff file: a PNG with the changed pixels marked (visual), a unified diff (text).'),
+    before: z.string().nullable().describe('URL of the previous run\'s compared result.'),
+    after: z.string().nullable().describe('URL of this run\'s compared result.'),
+    boxes: z.array(z.looseObject({ x: z.number().int(), y: z.number().int(), width: z.number().int(), height: z.number().int() })).describe('Changed regions (visual), largest first.'),
+    compared: seconds('Unix seconds of the comparison.'),
+  })
+  .meta({ id: 'RunChange' });
 
 export const TaskList = z.looseObject({ tasks: z.array(Task) }).meta({ id: 'TaskList' });
 
@@ -126,10 +151,15 @@ export const TaskRuns = z
         finished: seconds('Unix seconds.').nullable(),
         file: z.string().nullable().describe('URL of the result.'),
         error: z.looseObject({ code: z.string(), message: z.string() }).nullable(),
+        change: RunChange.nullable().optional().describe('A monitoring task\'s comparison with the last successful run.'),
       }),
     ),
   })
   .meta({ id: 'TaskRuns' });
+
+export const TaskChanges = z
+  .looseObject({ changes: TaskRuns.shape.runs.describe('Runs whose comparison found a change, newest first.') })
+  .meta({ id: 'TaskChanges' });
 
 export const Health = z.looseObject({ status: z.string(), reason: z.string().optional() }).meta({ id: 'Health' });
 export const Readiness = z

@@ -17,6 +17,29 @@ export interface TaskResource {
   created: number;
   last_run: number | null;
   runs: number;
+  monitor?: TaskMonitorResource | null;
+}
+
+/** Change monitoring of a task (decisions: Change monitoring). */
+export interface TaskMonitorResource {
+  mode: string;
+  threshold?: number | undefined;
+  selector?: string | undefined;
+  ignore_selectors?: string[] | undefined;
+  ignore_text?: string[] | undefined;
+  confirm?: boolean | undefined;
+}
+
+/** A run's comparison with the last successful run; files are object names here, URLs in the response. */
+export interface RunChangeResource {
+  status: string;
+  score: number;
+  summary: string;
+  diff: string | null;
+  before: string | null;
+  after: string | null;
+  boxes: { x: number; y: number; width: number; height: number }[];
+  compared: number;
 }
 
 /** One run of a task; `file` is the result's object name here, a URL in the response. */
@@ -30,6 +53,7 @@ export interface TaskRunResource {
   finished: number | null;
   file: string | null;
   error: { code: string; message: string } | null;
+  change?: RunChangeResource | null;
 }
 
 /** The writable fields of a task, as sent. */
@@ -41,6 +65,8 @@ export interface TaskFieldsInput {
   crontab?: string;
   timezone?: string;
   enabled?: boolean;
+  /** null: stop monitoring. */
+  monitor?: TaskMonitorResource | null;
 }
 
 /** The scheduler, as the task routes need it; every call is scoped to the account (else task_not_found). */
@@ -51,6 +77,8 @@ export interface TaskScheduler {
   update(accountId: string, id: number, fields: TaskFieldsInput): Promise<TaskResource>;
   remove(accountId: string, id: number): Promise<void>;
   runs(accountId: string, id: number): Promise<TaskRunResource[]>;
+  /** The runs that changed, newest first. */
+  changes(accountId: string, id: number): Promise<TaskRunResource[]>;
 }
 
 const text = (name: string, description: string) => z.string({ error: `${name} must be a string` }).describe(description);
@@ -68,6 +96,21 @@ export const TASK_FIELDS = {
   crontab: text('crontab', 'Five-field cron expression (minute hour day-of-month month day-of-week); only with frequency custom.').nullable(),
   timezone: text('timezone', 'IANA time zone the schedule runs in.').default('Etc/UTC'),
   enabled: z.boolean({ error: 'enabled must be true or false' }).describe('Whether the task runs.').default(true),
+  // null stops monitoring (PATCH).
+  monitor: z
+    .strictObject(
+      {
+        mode: text('monitor.mode', 'visual (screenshot tasks) or text (scrape tasks).'),
+        threshold: z.number({ error: 'monitor.threshold must be a number' }).describe('visual: percent of pixels that differ (0-100, default 0.1); text: changed characters (default 1).').optional(),
+        selector: text('monitor.selector', 'Compare only this element (CSS selector).').optional(),
+        ignore_selectors: z.array(z.string({ error: 'monitor.ignore_selectors must hold strings' }), { error: 'monitor.ignore_selectors must be a list of CSS selectors' }).describe('Elements masked (visual) or removed (text) before comparing.').optional(),
+        ignore_text: z.array(z.string({ error: 'monitor.ignore_text must hold strings' }), { error: 'monitor.ignore_text must be a list of regular expressions' }).describe('Regular expressions removed before a text comparison (at most 20).').optional(),
+        confirm: z.boolean({ error: 'monitor.confirm must be true or false' }).describe('Render a suspected change once more before it counts (default true).').optional(),
+      },
+      { error: 'monitor must be an object with mode and optional threshold, selector, ignore_selectors, ignore_text, confirm' },
+    )
+    .describe('Change monitoring: each run is compared with the last successful one.')
+    .nullable(),
 } as const;
 /** Needed to create a task. */
 export const TASK_REQUIRED_FIELDS = ['name', 'api', 'query', 'frequency'] as const;
@@ -92,7 +135,7 @@ export function taskFieldsOf(body: unknown): TaskFieldsInput {
     if (Object.hasOwn(TASK_FIELDS, name)) {
       const parsed = TASK_FIELDS[name as keyof typeof TASK_FIELDS].safeParse(value);
       if (!parsed.success) problems.push({ parameter: name, message: parsed.error.issues[0]?.message ?? `${name} is invalid` });
-      else if (parsed.data !== null) fields[name] = parsed.data;
+      else if (parsed.data !== null || name === 'monitor') fields[name] = parsed.data;
     } else if (READ_ONLY_FIELDS.has(name)) {
       problems.push({ parameter: name, message: `${name} is set by the service and cannot be written` });
     } else {
@@ -111,6 +154,17 @@ export function taskIdOf(request: FastifyRequest): number {
 }
 
 const TASKS = { feature: 'tasks' } as const;
+
+/** A run with its files (result, and the comparison's before, after and diff) as URLs. */
+export function withFileUrls(run: TaskRunResource, base: string): TaskRunResource {
+  const url = (name: string | null) => (name ? `${base}${name}` : null);
+  const { change } = run;
+  return {
+    ...run,
+    file: url(run.file),
+    change: change ? { ...change, diff: url(change.diff), before: url(change.before), after: url(change.after) } : null,
+  };
+}
 
 /**
  * /v1/tasks: scheduled tasks, Scale plan only (the admission plugin answers 402 plan_upgrade_required
@@ -145,6 +199,12 @@ export async function taskRoutes(app: FastifyInstance, opts: { scheduler: TaskSc
   app.get('/v1/tasks/:id/runs', { config: { usage: 'read', ...TASKS } }, async (request) => {
     const base = filesBaseUrl(request, opts.publicUrl);
     const runs = await scheduler.runs(accountOf(request), taskIdOf(request));
-    return { runs: runs.map((run) => ({ ...run, file: run.file ? `${base}${run.file}` : null })) };
+    return { runs: runs.map((run) => withFileUrls(run, base)) };
+  });
+
+  app.get('/v1/tasks/:id/changes', { config: { usage: 'read', ...TASKS } }, async (request) => {
+    const base = filesBaseUrl(request, opts.publicUrl);
+    const changes = await scheduler.changes(accountOf(request), taskIdOf(request));
+    return { changes: changes.map((run) => withFileUrls(run, base)) };
   });
 }

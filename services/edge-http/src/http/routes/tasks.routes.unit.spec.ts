@@ -59,6 +59,19 @@ const scheduler = {
     { id: '12-1780003900', task_id: 12, status: 'succeeded', due: 1_780_003_900, started: 1_780_003_900, finished: 1_780_003_902, file: 'Zm9v', error: null },
     { id: '12-1780000300', task_id: 12, status: 'failed', due: 1_780_000_300, started: 1_780_000_300, finished: 1_780_000_301, file: null, error: { code: 'quota_exceeded', message: 'used up' } },
   ]),
+  changes: vi.fn<TaskScheduler['changes']>(async () => [
+    {
+      id: '12-1780003900',
+      task_id: 12,
+      status: 'succeeded',
+      due: 1_780_003_900,
+      started: 1_780_003_900,
+      finished: 1_780_003_902,
+      file: 'Zm9v',
+      error: null,
+      change: { status: 'changed', score: 1.5, summary: 's', diff: 'ZGlm', before: 'YmVm', after: 'YWZ0', boxes: [{ x: 1, y: 2, width: 3, height: 4 }], compared: 1_780_003_903 },
+    },
+  ]),
 };
 
 let app: FastifyInstance;
@@ -194,6 +207,45 @@ describe('Task routes', () => {
       expect(res.body).toBe('');
       expect(scheduler.remove).toHaveBeenCalledWith('acc_scale', 12);
       expect(admitted[0]).toMatchObject({ usage: 'task_other' });
+    });
+  });
+
+  describe('When the body has a monitor of the wrong shape', () => {
+    it.each([
+      [{ mode: 'visual', threshold: 'high' }, 'monitor'],
+      ['visual', 'monitor'],
+      [{ mode: 'text', ignore_text: 'a|b' }, 'monitor'],
+    ])('should answer 400 naming %s', async (monitor, parameter) => {
+      const res = await app.inject({
+        method: 'POST',
+        url: '/v1/tasks',
+        headers: key,
+        payload: { name: 'x', api: 'scrape', query: 'url=https://example.com', frequency: 'every_day', monitor },
+      });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().details.map((d: { parameter: string }) => d.parameter)).toEqual([parameter]);
+      expect(scheduler.create).not.toHaveBeenCalled();
+    });
+
+    it('should pass a PATCH with monitor null on as a monitor to clear', async () => {
+      const res = await app.inject({ method: 'PATCH', url: '/v1/tasks/12', headers: key, payload: { monitor: null } });
+      expect(res.statusCode).toBe(200);
+      expect(scheduler.update).toHaveBeenCalledWith('acc_scale', 12, { monitor: null });
+    });
+  });
+
+  describe('When the changes of a task are listed', () => {
+    it('should give the changed runs with the result, before, after and diff as file URLs', async () => {
+      const res = await app.inject({ method: 'GET', url: '/v1/tasks/12/changes', headers: { ...key, host: 'render.example:8443' } });
+      expect(res.statusCode).toBe(200);
+      const files = 'http://render.example:8443/v1/files/';
+      expect(res.json().changes).toEqual([
+        expect.objectContaining({
+          file: `${files}Zm9v`,
+          change: { status: 'changed', score: 1.5, summary: 's', diff: `${files}ZGlm`, before: `${files}YmVm`, after: `${files}YWZ0`, boxes: [{ x: 1, y: 2, width: 3, height: 4 }], compared: 1_780_003_903 },
+        }),
+      ]);
+      expect(scheduler.changes).toHaveBeenCalledWith('acc_scale', 12);
     });
   });
 

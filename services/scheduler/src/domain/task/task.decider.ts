@@ -1,10 +1,12 @@
 import { AppError } from '@app/errors';
+import { sameMonitor } from '../monitor/monitor.js';
+import { decideMonitoring, evolveMonitoring } from './task-monitoring.js';
 import type { ActiveTask, OpenRun, PreparedRun, Task, TaskCommand, TaskDefinition, TaskEvent } from './task.js';
 
 /** Unfinished runs older than this are dropped from the state (their render outcome never came back). */
 export const STALE_OPEN_RUN_MS = 24 * 3_600_000;
 
-const DEFINITION_FIELDS = ['name', 'api', 'query', 'frequency', 'crontab', 'timezone'] as const;
+const DEFINITION_FIELDS = ['name', 'api', 'query', 'frequency', 'crontab', 'timezone', 'monitor'] as const;
 const SCHEDULE_FIELDS: ReadonlySet<string> = new Set(['frequency', 'crontab', 'timezone']);
 
 /** The same answer for a task that does not exist, was deleted or belongs to another account. */
@@ -44,11 +46,14 @@ export function evolve(state: Task, event: TaskEvent): Task {
       if (state.status !== 'Active') return state;
       const { changes, updatedAt } = event.data;
       const scheduleChanged = Object.keys(changes).some((k) => SCHEDULE_FIELDS.has(k));
-      return {
-        ...state,
-        definition: { ...state.definition, ...changes },
-        scheduleSince: scheduleChanged ? updatedAt : state.scheduleSince,
-      };
+      return evolveMonitoring(
+        {
+          ...state,
+          definition: { ...state.definition, ...changes },
+          scheduleSince: scheduleChanged ? updatedAt : state.scheduleSince,
+        },
+        event,
+      );
     }
     case 'TaskEnabled':
       return state.status === 'Active' ? { ...state, enabled: true, scheduleSince: event.data.enabledAt } : state;
@@ -92,8 +97,14 @@ export function evolve(state: Task, event: TaskEvent): Task {
       const dispatched: OpenRun = { ...run, jobId, fileName, dispatchedAt, ...(reservationId ? { reservationId } : {}) };
       return { ...state, openRuns: { ...state.openRuns, [runId]: dispatched } };
     }
-    case 'TaskRunFinished':
-      return state.status === 'Absent' ? state : { ...state, openRuns: withoutRun(state.openRuns, event.data.runId) };
+    case 'TaskRunFinished': {
+      if (state.status === 'Absent') return state;
+      const finished = { ...state, openRuns: withoutRun(state.openRuns, event.data.runId) };
+      return finished.status === 'Active' ? evolveMonitoring(finished, event) : finished;
+    }
+    case 'TaskRunCompared':
+    case 'TaskRunConfirming':
+      return state.status === 'Active' ? evolveMonitoring(state, event) : state;
     default: {
       const unknown: never = event;
       return unknown;
@@ -110,7 +121,9 @@ function ownedBy(state: Task, accountId: string, taskId: number): ActiveTask {
 function changedFields(current: TaskDefinition, next: TaskDefinition): Partial<TaskDefinition> {
   const changes: Partial<TaskDefinition> = {};
   for (const field of DEFINITION_FIELDS) {
-    if (current[field] !== next[field]) Object.assign(changes, { [field]: next[field] });
+    if (field === 'monitor') {
+      if (!sameMonitor(current.monitor, next.monitor)) changes.monitor = next.monitor ?? null;
+    } else if (current[field] !== next[field]) Object.assign(changes, { [field]: next[field] });
   }
   return changes;
 }
@@ -211,6 +224,9 @@ export function decide(command: TaskCommand, state: Task): TaskEvent[] {
         },
       ];
     }
+    case 'CompareRun':
+    case 'ConfirmRun':
+      return decideMonitoring(command, state);
     default: {
       const unknown: never = command;
       return unknown;

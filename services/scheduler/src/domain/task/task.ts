@@ -1,3 +1,5 @@
+import type { Monitor, RunChange } from '../monitor/monitor.js';
+
 /**
  * The scheduled task aggregate: commands, events and state. Times are Unix milliseconds; every time and
  * id comes in on the command, so deciding is pure.
@@ -18,6 +20,8 @@ export interface TaskDefinition {
   frequency: Frequency;
   crontab: string;
   timezone: string;
+  /** Change monitoring (absent or null: the task only renders). */
+  monitor?: Monitor | null;
 }
 
 export type RunOutcome = 'succeeded' | 'failed';
@@ -85,7 +89,30 @@ export type TaskRunFinished = {
   data: { taskId: number; runId: string; outcome: RunOutcome; finishedAt: number; file?: string; error?: RunError };
 };
 
+/** Where a change is announced (the task query's webhook), decided with the comparison. */
+export interface ChangeAnnouncement {
+  accountId: string;
+  webhookUrl: string;
+  webhookSigned: boolean;
+  filesBaseUrl: string;
+}
+/**
+ * A monitoring task's run compared with the last successful one: the first is the baseline. A change is
+ * announced once, from this event (relayed when `announce` is set).
+ */
+export type TaskRunCompared = {
+  type: 'TaskRunCompared';
+  data: { taskId: number; runId: string; change: RunChange; comparedAt: number; announce?: ChangeAnnouncement };
+};
+/** A suspected change is rendered once more before it counts: the confirming render's job went out. */
+export type TaskRunConfirming = {
+  type: 'TaskRunConfirming';
+  data: { taskId: number; runId: string; jobId: string; fileName: string; reservationId?: string; score: number; confirmingAt: number };
+};
+
 export type TaskEvent =
+  | TaskRunCompared
+  | TaskRunConfirming
   | TaskCreated
   | TaskUpdated
   | TaskEnabled
@@ -108,6 +135,8 @@ export const TASK_EVENT_TYPES: ReadonlySet<string> = new Set<TaskEvent['type']>(
   'TaskRunStarted',
   'TaskRunDispatched',
   'TaskRunFinished',
+  'TaskRunCompared',
+  'TaskRunConfirming',
 ]);
 
 // ---- Commands -----------------------------------------------------------------------------------------
@@ -148,7 +177,21 @@ export type FinishRun = {
   metadata: CommandMetadata;
 };
 
+/** Records a run's comparison (idempotent: a run is compared once). */
+export type CompareRun = {
+  type: 'CompareRun';
+  data: { runId: string; change: RunChange; announce?: ChangeAnnouncement };
+  metadata: CommandMetadata;
+};
+export type ConfirmRun = {
+  type: 'ConfirmRun';
+  data: { runId: string; jobId: string; fileName: string; reservationId?: string; score: number };
+  metadata: CommandMetadata;
+};
+
 export type TaskCommand =
+  | CompareRun
+  | ConfirmRun
   | CreateTask
   | UpdateTask
   | DeleteTask
@@ -200,6 +243,12 @@ export interface ActiveTask {
   lastRunAt: number | null;
   openRuns: Record<string, OpenRun>;
   preparedRuns: Record<string, PreparedRun>;
+  /** Monitoring: the compared result of the last successful run (what the next run is compared with). */
+  baseline?: { runId: string; file: string } | null;
+  /** Monitoring: runs finished but not compared yet, by run id (their result file). */
+  uncompared?: Record<string, { file: string; finishedAt: number }>;
+  /** Monitoring: confirming renders in flight, by job id. */
+  confirming?: Record<string, { runId: string; startedAt: number; fileName?: string; reservationId?: string }>;
 }
 
 /** A deleted task keeps its unfinished runs, so their quota reservations can still be settled. */

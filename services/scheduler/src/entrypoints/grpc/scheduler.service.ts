@@ -1,12 +1,27 @@
 import { AppError } from '@app/errors';
 import type { Logger } from '@app/logging';
 import { unaryHandler } from '@app/rpc';
-import type { SchedulerServiceServer, Task as TaskMessage, TaskRun as TaskRunMessage } from '@app/proto/scheduler';
+import type { SchedulerServiceServer, Task as TaskMessage, TaskMonitor, TaskRun as TaskRunMessage } from '@app/proto/scheduler';
+import type { Monitor } from '../../domain/monitor/monitor.js';
+import type { MonitorInput } from '../../application/monitor-input.js';
 import { taskNotFound } from '../../domain/task/task.decider.js';
 import type { TaskCommands } from '../../application/task-commands.js';
 import type { RunView, TaskView, TaskViews } from '../../projections/task-views/task-views.js';
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
+
+export const toMonitorMessage = (m: Monitor): TaskMonitor => ({
+  mode: m.mode,
+  threshold: m.threshold,
+  selector: m.selector,
+  ignore_selectors: m.ignoreSelectors,
+  ignore_text: m.ignoreText,
+  confirm: m.confirm,
+});
+
+/** The monitor field of a request: absent, or the caller's (unchecked) monitor; `clear` makes it null. */
+const monitorInputOf = (m: TaskMonitor | undefined, clear = false): MonitorInput | null | undefined =>
+  clear ? null : m && { ...m, ignore_selectors: m.ignore_selectors, ignore_text: m.ignore_text };
 
 export const toTaskMessage = (t: TaskView): TaskMessage => ({
   id: t.id,
@@ -20,6 +35,7 @@ export const toTaskMessage = (t: TaskView): TaskMessage => ({
   created: seconds(t.created),
   last_run: t.lastRun === null ? undefined : seconds(t.lastRun),
   runs: t.runs,
+  monitor: t.monitor ? toMonitorMessage(t.monitor) : undefined,
 });
 
 export const toTaskRunMessage = (r: RunView): TaskRunMessage => ({
@@ -32,6 +48,18 @@ export const toTaskRunMessage = (r: RunView): TaskRunMessage => ({
   file: r.file ?? undefined,
   error_code: r.error?.code,
   error_message: r.error?.message,
+  change: r.change
+    ? {
+        status: r.change.status,
+        score: r.change.score,
+        summary: r.change.summary,
+        diff: r.change.diff,
+        before: r.change.before,
+        after: r.change.after,
+        boxes: r.change.boxes,
+        compared: seconds(r.change.comparedAt),
+      }
+    : undefined,
 });
 
 function accountOf(req: { account_id: string }): string {
@@ -65,6 +93,7 @@ export function schedulerService(deps: { commands: TaskCommands; views: TaskView
         crontab: req.crontab,
         timezone: req.timezone,
         enabled: req.enabled,
+        monitor: monitorInputOf(req.monitor),
       }, { filesBaseUrl: req.files_base_url });
       return { task: toTaskMessage(view) };
     }),
@@ -86,6 +115,7 @@ export function schedulerService(deps: { commands: TaskCommands; views: TaskView
         crontab: req.crontab,
         timezone: req.timezone,
         enabled: req.enabled,
+        monitor: monitorInputOf(req.monitor, req.clear_monitor),
       });
       return { task: toTaskMessage(view) };
     }),
@@ -101,6 +131,14 @@ export function schedulerService(deps: { commands: TaskCommands; views: TaskView
       const runs = views.runs(accountId, req.id);
       if (!runs) throw taskNotFound(req.id);
       return { runs: runs.map(toTaskRunMessage) };
+    }),
+
+    listTaskChanges: h(async (req) => {
+      const accountId = accountOf(req);
+      await views.catchUp();
+      const changes = views.changes(accountId, req.id);
+      if (!changes) throw taskNotFound(req.id);
+      return { runs: changes.map(toTaskRunMessage) };
     }),
   };
 }

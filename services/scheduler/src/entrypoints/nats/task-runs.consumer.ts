@@ -2,9 +2,13 @@ import { SCHEDULER_TASK_RUNS_CONSUMER, ack, nak, decodeOrLog, pullWorkers, term,
 import type { Logger } from '@app/logging';
 import { RenderFinished } from '@app/proto/render';
 import type { FinishRun } from '../../application/finish-run.js';
+import type { CompareRun } from '../../application/compare-run.js';
 
-/** RenderFinished events of task runs (`render.task.finished.<job>`): each run's outcome is recorded. */
-export function taskRunsConsumer(deps: { js: JetStreamClient; finish: FinishRun; concurrency: number; logger: Logger }) {
+/**
+ * RenderFinished events of task runs (`render.task.finished.<job>`): each run's outcome is recorded, then a
+ * monitoring task's run (or its confirming render) is compared with the last successful one.
+ */
+export function taskRunsConsumer(deps: { js: JetStreamClient; finish: FinishRun; compare?: CompareRun; concurrency: number; logger: Logger }) {
   const { stream, config } = SCHEDULER_TASK_RUNS_CONSUMER;
   return pullWorkers({
     js: deps.js,
@@ -17,7 +21,9 @@ export function taskRunsConsumer(deps: { js: JetStreamClient; finish: FinishRun;
       const finished = decodeOrLog(msg, RenderFinished.decode, deps.logger, 'render outcome');
       if (!finished) return term;
       // A prepared run's render may finish before its start is recorded: it is recorded a moment later.
-      return (await deps.finish(finished)) === 'not-started' ? nak(500) : ack;
+      if ((await deps.finish(finished)) === 'not-started') return nak(500);
+      await deps.compare?.(finished);
+      return ack;
     },
   });
 }

@@ -1,3 +1,4 @@
+import type { Monitor, RunChange } from '../../domain/monitor/monitor.js';
 import type { Frequency, RunError, TaskApi, TaskEvent } from '../../domain/task/task.js';
 
 /** The current task, as the API returns it, plus what the ticker needs to find its next occurrence. */
@@ -10,6 +11,7 @@ export interface TaskView {
   frequency: Frequency;
   crontab: string;
   timezone: string;
+  monitor?: Monitor | null;
   enabled: boolean;
   /** Unix ms. */
   created: number;
@@ -35,6 +37,8 @@ export interface RunView {
   /** Name of the result in the render-results object store. */
   file: string | null;
   error: RunError | null;
+  /** A monitoring task's comparison of this run with the last successful one (null until compared). */
+  change: (RunChange & { comparedAt: number }) | null;
 }
 
 /** A task event with its position in its stream. */
@@ -79,6 +83,8 @@ export function evolveTaskView(view: TaskView | null, event: VersionedTaskEvent)
       return view && { ...view, runs: view.runs + 1, lastRun: event.data.startedAt, lastDueAt: Math.max(event.data.dueAt, view.lastDueAt ?? 0), version };
     case 'TaskRunDispatched':
     case 'TaskRunFinished':
+    case 'TaskRunCompared':
+    case 'TaskRunConfirming':
       return view && { ...view, version };
     default: {
       const unknown: never = event;
@@ -92,7 +98,7 @@ export function evolveRunHistory(runs: readonly RunView[], event: VersionedTaskE
   switch (event.type) {
     case 'TaskRunStarted': {
       const { taskId, runId, dueAt, startedAt } = event.data;
-      const run: RunView = { runId, taskId, dueAt, startedAt, finishedAt: null, status: 'running', file: null, error: null };
+      const run: RunView = { runId, taskId, dueAt, startedAt, finishedAt: null, status: 'running', file: null, error: null, change: null };
       return [...runs, run].slice(-limit);
     }
     case 'TaskRunFinished': {
@@ -100,6 +106,10 @@ export function evolveRunHistory(runs: readonly RunView[], event: VersionedTaskE
       return runs.map((r) =>
         r.runId === runId ? { ...r, status: outcome, finishedAt, file: file ?? null, error: error ?? null } : r,
       );
+    }
+    case 'TaskRunCompared': {
+      const { runId, change, comparedAt } = event.data;
+      return runs.map((r) => (r.runId === runId ? { ...r, change: { ...change, comparedAt } } : r));
     }
     case 'TaskDeleted':
       return [];

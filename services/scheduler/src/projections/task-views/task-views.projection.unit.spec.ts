@@ -55,7 +55,7 @@ describe('Task views projection', () => {
 
     it('should give the run history with outcome and result file', () => {
       expect(project(history).runs).toEqual([
-        { runId: 'r1', taskId: 4, dueAt: due(0), startedAt: due(0) + 100, finishedAt: due(1) + 500, status: 'succeeded', file: 'file-1', error: null },
+        { runId: 'r1', taskId: 4, dueAt: due(0), startedAt: due(0) + 100, finishedAt: due(1) + 500, status: 'succeeded', file: 'file-1', error: null, change: null },
         {
           runId: 'r2',
           taskId: 4,
@@ -65,8 +65,18 @@ describe('Task views projection', () => {
           status: 'failed',
           file: null,
           error: { code: 'quota_exceeded', message: 'used up' },
+          change: null,
         },
       ]);
+    });
+  });
+
+  describe('When a monitoring task run is compared', () => {
+    it('should show the change on that run only', () => {
+      const change = { status: 'changed' as const, score: 3, summary: '1 line added', after: 'file-1-compared.txt', before: 'b.txt', diff: 'file-1-diff.diff', boxes: [] };
+      const compared = [...history, { type: 'TaskRunCompared', data: { taskId: 4, runId: 'r1', change, comparedAt: due(2) } } as TaskEvent];
+      const { runs } = project(compared);
+      expect(runs.map((r) => r.change)).toEqual([{ ...change, comparedAt: due(2) }, null]);
     });
   });
 

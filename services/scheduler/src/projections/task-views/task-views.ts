@@ -16,6 +16,8 @@ export interface TaskViews {
   list(accountId: string): TaskView[];
   /** Newest first; undefined when the task is not the account's. */
   runs(accountId: string, taskId: number): RunView[] | undefined;
+  /** The runs whose comparison found a change, newest first; undefined when the task is not the account's. */
+  changes(accountId: string, taskId: number): RunView[] | undefined;
   /** Enabled tasks, for the ticker. */
   schedulable(): TaskView[];
   /** Global position of the last applied event. */
@@ -90,6 +92,8 @@ export function taskViews(store: EventStore, opts: { runHistoryLimit: number }):
     byId: (taskId) => tasks.get(taskId),
     list: (accountId) => [...tasks.values()].filter((t) => t.accountId === accountId).sort((a, b) => a.id - b.id),
     runs: (accountId, taskId) => (owned(accountId, taskId) ? [...(histories.get(taskId) ?? [])].reverse() : undefined),
+    changes: (accountId, taskId) =>
+      owned(accountId, taskId) ? [...(histories.get(taskId) ?? [])].reverse().filter((r) => r.change?.status === 'changed') : undefined,
     schedulable: () => [...tasks.values()].filter((t) => t.enabled),
     position: () => checkpoint,
   };

@@ -1,0 +1,152 @@
+import { credentials } from '@grpc/grpc-js';
+import sharp from 'sharp';
+import { BUCKETS, Objm, SUBJECTS, connectNats, encodeResultMeta, jetstream } from '@app/messaging';
+import { RenderFinished, RenderJob } from '@app/proto/render';
+import { SchedulerServiceClient, TaskChangedEvent } from '@app/proto/scheduler';
+import type { Stack } from '@app/stack';
+import { startWebhookReceiver } from '@app/testkit';
+import { percentile } from '../stats.js';
+import { benchAccounts, createTasks } from '../bench-tasks.js';
+
+export interface MonitoringResult {
+  tasks: number;
+  /** Runs of the measured minute compared (changed) before the minute was over. */
+  comparedInMinute: number;
+  /** Due instant → comparison recorded, every task of the minute (the burst). */
+  dueToComparedP50Ms: number;
+  dueToComparedP99Ms: number;
+  /** One comparison at a time (no queue): the run's RenderFinished published → its comparison recorded. */
+  serial: number;
+  costP50Ms: number;
+  costP99Ms: number;
+  /** Comparison recorded → task.changed webhook received. */
+  webhooks: number;
+  webhookP50Ms: number;
+  webhookP99Ms: number;
+}
+
+const WIDTH = 1280;
+const HEIGHT = 1080;
+
+/** A 1280×1080 page screenshot: text-like bars, and a price box whose colour is the variant's. */
+async function screenshot(variant: number): Promise<Buffer> {
+  const bars = Array.from({ length: 30 }, (_, i) => ({
+    input: { create: { width: 400 + ((i * 137) % 600), height: 14, channels: 4 as const, background: '#333333' } },
+    left: 60,
+    top: 60 + i * 32,
+  }));
+  const box = { input: { create: { width: 220, height: 80, channels: 4 as const, background: variant === 0 ? '#dddddd' : '#ffcc00' } }, left: 980, top: 400 };
+  return sharp({ create: { width: WIDTH, height: HEIGHT, channels: 4, background: '#ffffff' } }).composite([...bars, box]).png().toBuffer();
+}
+
+/**
+ * (9) `tasks` every_minute visual monitoring tasks (no renderer: this scenario plays it, answering each
+ * render job with a 1280×1080 PNG in the render-results store and its RenderFinished). The first minute
+ * is every task's baseline; on the second every page changed, so every run is compared in full, a change
+ * recorded and its task.changed webhook sent to a local receiver. `serial` of those runs are answered first,
+ * one at a time, each after the previous one's comparison: their time is the comparison's cost.
+ */
+export async function monitoringScenario(opts: { stack: Stack; tasks: number; serial: number; url: string; log: (m: string) => void }): Promise<MonitoringResult> {
+  const { stack } = opts;
+  const scheduler = new SchedulerServiceClient(stack.schedulerAddress, credentials.createInsecure());
+  const receiver = await startWebhookReceiver({ secret: () => 'not-verified-here' });
+  const nc = await connectNats({ servers: stack.natsUrl, name: 'bench-monitoring' });
+  const js = jetstream(nc);
+  const objects = await new Objm(nc).open(BUCKETS.renderResults.name);
+  const pages = [await screenshot(0), await screenshot(1)];
+  try {
+    const accountIds = await benchAccounts(stack, Math.max(1, Math.ceil(opts.tasks / 100)), 'bench-monitor');
+    const query = `url=${encodeURIComponent(opts.url)}&format=png&webhook_url=${encodeURIComponent(`${receiver.url}/changed`)}`;
+    await createTasks(scheduler, opts.tasks, (i) => ({
+      account_id: accountIds[i % accountIds.length]!,
+      name: `monitor-${i}`,
+      api: 'screenshot',
+      query,
+      frequency: 'every_minute',
+      files_base_url: 'https://bench.invalid/v1/files/',
+      monitor: { mode: 'visual', ignore_selectors: [], ignore_text: [], confirm: false },
+    }));
+    opts.log(`created ${opts.tasks} monitoring tasks`);
+
+    const finishedAt = new Map<string, number>();
+    const comparedAt = new Map<string, number>();
+    const render = async (job: RenderJob, variant: number) => {
+      const name = job.placement!.object_name;
+      const now = Date.now();
+      const expires = now + 86_400_000;
+      const meta = encodeResultMeta({ accountId: job.account_id, expiresUnixMs: expires, contentType: 'image/png', extension: 'png', kind: 'file', headers: {} });
+      await objects.putBlob({ name, metadata: meta }, pages[variant]!);
+      const event = RenderFinished.fromPartial({
+        ...job,
+        status: 'succeeded',
+        started_unix_ms: now,
+        finished_unix_ms: Date.now(),
+        renderer_id: 'bench-monitoring',
+        result: { object_name: name, content_type: 'image/png', extension: 'png', size: pages[variant]!.length, headers: {}, expires_unix_ms: expires },
+      });
+      finishedAt.set(job.run_id!, Date.now());
+      await js.publish(SUBJECTS.renderEvent('task', 'finished', job.job_id), RenderFinished.encode(event).finish(), { msgID: `finished:${job.job_id}` });
+    };
+
+    // Minute 1: baselines, answered as they come. Minute 2: every page changed; its jobs are gathered, the
+    // first `serial` answered one at a time (each after the previous comparison), then the rest at once.
+    const first = Math.ceil((Date.now() + 5_000) / 60_000) * 60_000;
+    const second = first + 60_000;
+    const held: RenderJob[] = [];
+    const jobs = nc.subscribe(SUBJECTS.renderJobRequested, {
+      callback: (_err, msg) => {
+        const job = RenderJob.decode(msg.data);
+        if (job.origin !== 'task' || !job.run_id) return;
+        if (job.run_id.endsWith(`-${second / 1000}`)) return void held.push(job);
+        if (!job.run_id.endsWith(`-${first / 1000}`)) return;
+        void render(job, 0).catch((err: unknown) => opts.log(`answering a job failed: ${String(err)}`));
+      },
+    });
+    const changes = nc.subscribe(SUBJECTS.taskChanged, {
+      callback: (_err, msg) => {
+        const e = TaskChangedEvent.decode(msg.data);
+        comparedAt.set(e.run_id, e.changed_unix_ms);
+      },
+    });
+    opts.log(`baselines at ${new Date(first).toISOString()}, changes at ${new Date(second).toISOString()}`);
+    const deadline = second + 60_000;
+    while (Date.now() < second + 10_000 && held.length < opts.tasks) await new Promise((r) => setTimeout(r, 100));
+
+    const costs: number[] = [];
+    for (const job of held.slice(0, opts.serial)) {
+      await render(job, 1);
+      while (!comparedAt.has(job.run_id!) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 2));
+      const recorded = comparedAt.get(job.run_id!);
+      if (recorded !== undefined) costs.push(recorded - finishedAt.get(job.run_id!)!);
+    }
+    await Promise.all(held.slice(opts.serial).map((job) => render(job, 1).catch((err: unknown) => opts.log(`answering a job failed: ${String(err)}`))));
+    while (Date.now() < deadline && comparedAt.size < opts.tasks) await new Promise((r) => setTimeout(r, 250));
+    await new Promise((r) => setTimeout(r, 5_000)); // the last webhooks
+    jobs.unsubscribe();
+    changes.unsubscribe();
+    opts.log(`${held.length} changed runs answered; ${comparedAt.size} changes recorded; ${receiver.received.length} webhooks`);
+
+    const dueToCompared = [...comparedAt.values()].map((t) => t - second);
+    while (dueToCompared.length < opts.tasks) dueToCompared.push(Number.POSITIVE_INFINITY);
+    const webhookDelays = receiver.received.map((w) => {
+      const body = JSON.parse(w.body) as { run_id: string };
+      return w.at - (comparedAt.get(body.run_id) ?? w.at);
+    });
+    return {
+      tasks: opts.tasks,
+      comparedInMinute: dueToCompared.filter((d) => d < 60_000).length,
+      dueToComparedP50Ms: percentile(dueToCompared, 50),
+      dueToComparedP99Ms: percentile(dueToCompared, 99),
+      serial: costs.length,
+      costP50Ms: percentile(costs, 50),
+      costP99Ms: percentile(costs, 99),
+      webhooks: new Set(receiver.received.map((w) => w.headers['webhook-id'])).size,
+      webhookP50Ms: percentile(webhookDelays, 50),
+      webhookP99Ms: percentile(webhookDelays, 99),
+    };
+  } finally {
+    scheduler.close();
+    await receiver.close();
+    await nc.close();
+  }
+}

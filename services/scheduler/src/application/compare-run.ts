@@ -1,0 +1,177 @@
+import { createHash } from 'node:crypto';
+import type { RenderFinished } from '@app/proto/render';
+import { planRestrictedFeaturesOf } from '@app/render-params';
+import { exceeds, type Monitor, type RunChange } from '../domain/monitor/monitor.js';
+import { decide } from '../domain/task/task.decider.js';
+import { confirmingRunOf } from '../domain/task/task-monitoring.js';
+import type { ActiveTask, ChangeAnnouncement, Frequency } from '../domain/task/task.js';
+import { compareResults, comparedResult } from '../comparison/compare-results.js';
+import { RESULT_TTL_MS, renderJob } from './start-run.js';
+import type { AuthQuota, Clock, RenderJobs, ResultStore, TaskStreams } from './ports.js';
+import { checkTaskQuery } from './task-query.js';
+
+const HOUR_MS = 3_600_000;
+const PERIOD_MS: Record<Frequency, number> = {
+  every_minute: 60_000,
+  every_hour: HOUR_MS,
+  every_day: 24 * HOUR_MS,
+  every_month: 31 * 24 * HOUR_MS,
+  custom: 31 * 24 * HOUR_MS,
+};
+
+/**
+ * How long a compared result is kept: like any result (24 hours), or longer when the next run, which is
+ * compared with it, comes later than that (two periods of the task).
+ */
+export const comparedTtlMs = (frequency: Frequency): number => Math.max(RESULT_TTL_MS, 2 * PERIOD_MS[frequency]);
+
+/**
+ * The name of a file derived from a run's result (its compared form, its diff): as unguessable as the
+ * result's own name (256 random bits) and of the same shape, so the edge serves it as a file; the same for
+ * the same result, so a redelivered comparison writes the same files.
+ */
+export const derivedFileName = (resultName: string, purpose: 'compared' | 'diff'): string =>
+  createHash('sha256').update(`${resultName}\0${purpose}`).digest('base64url');
+
+export interface CompareRunDeps {
+  streams: TaskStreams;
+  results: ResultStore;
+  authQuota: AuthQuota;
+  jobs: RenderJobs;
+  clock: Clock;
+  newId: () => string;
+  newFileName: () => string;
+  /** Told how long each comparison took (metrics). */
+  onCompared?: (ms: number, mode: Monitor['mode']) => void;
+}
+
+function announcementOf(task: ActiveTask): ChangeAnnouncement | undefined {
+  const { params } = checkTaskQuery(task.definition.api, task.definition.query);
+  const url = params?.webhook_url;
+  if (!url || !task.filesBaseUrl) return undefined;
+  return { accountId: task.accountId, webhookUrl: url, webhookSigned: params.webhook_signed !== false, filesBaseUrl: task.filesBaseUrl };
+}
+
+/**
+ * Compares a monitoring task's finished run with the last successful one and records the outcome as an
+ * event of the task (`TaskRunCompared`): the first is the baseline; a suspected change is rendered once
+ * more (`TaskRunConfirming`, admitted and charged like any run's render) unless `confirm` is false, and
+ * counts only if the confirming render differs too. Redeliveries are harmless: a run is compared once and
+ * the files it writes have names derived from the run's result.
+ */
+export function compareRun(deps: CompareRunDeps) {
+  const { streams, results, clock } = deps;
+
+  const record = async (taskId: number, runId: string, change: RunChange, announce?: ChangeAnnouncement) => {
+    await streams.change(taskId, (state) =>
+      decide({ type: 'CompareRun', data: { runId, change, ...(announce ? { announce } : {}) }, metadata: { now: clock.now().getTime() } }, state),
+    );
+  };
+
+  /** A confirming render of `runId` (its result is compared in turn when it finishes). */
+  const confirm = async (task: ActiveTask, runId: string, score: number): Promise<boolean> => {
+    const { params } = checkTaskQuery(task.definition.api, task.definition.query);
+    if (!params) return false;
+    let reservationId: string | undefined;
+    try {
+      ({ reservationId } = await deps.authQuota.admitRun({ accountId: task.accountId, features: ['tasks', ...planRestrictedFeaturesOf(params)] }));
+    } catch {
+      // No render can be had (quota, plan, outage): the change counts unconfirmed.
+      return false;
+    }
+    const ids = { jobId: deps.newId(), fileName: deps.newFileName(), reservationId };
+    const now = clock.now().getTime();
+    const recorded = await streams.change(task.taskId, (state) =>
+      decide({ type: 'ConfirmRun', data: { runId, jobId: ids.jobId, fileName: ids.fileName, ...(reservationId ? { reservationId } : {}), score }, metadata: { now } }, state),
+    );
+    if (recorded.events.length === 0) {
+      if (reservationId) await deps.jobs.withoutJob({ accountId: task.accountId, reservationId });
+      return true; // confirming already (a redelivery)
+    }
+    await deps.jobs.publish(renderJob(task, runId, ids, params, now));
+    return true;
+  };
+
+  return async (finished: RenderFinished): Promise<void> => {
+    if (finished.origin !== 'task' || !finished.task_id) return;
+    const taskId = Number(finished.task_id);
+    if (!Number.isSafeInteger(taskId) || taskId < 1) return;
+    const { state } = await streams.load(taskId);
+    if (state.status !== 'Active' || !state.definition.monitor) return;
+    const monitor = state.definition.monitor;
+    const confirmingRun = confirmingRunOf(state, finished.job_id);
+    const runId = confirmingRun ?? finished.run_id;
+    if (!runId) return;
+    const pending = state.uncompared?.[runId];
+    if (!pending) return;
+    // The run's own render again (a redelivery): its confirming render is on its way. Its job is published
+    // again under the same id (the queue keeps one), in case the first publish was lost.
+    const inFlight = Object.entries(state.confirming ?? {}).find(([, c]) => c.runId === runId);
+    if (!confirmingRun && inFlight) {
+      const [jobId, { fileName, reservationId, startedAt }] = inFlight;
+      const { params } = checkTaskQuery(state.definition.api, state.definition.query);
+      if (params && fileName) await deps.jobs.publish(renderJob(state, runId, { jobId, fileName, reservationId }, params, startedAt));
+      return;
+    }
+
+    const baseline = state.baseline ?? undefined;
+    if (confirmingRun && (finished.status !== 'succeeded' || !finished.result)) {
+      // The confirming render failed: the suspected change is not counted; the baseline stays.
+      const summary = 'A change was suspected but the confirming render failed: not counted.';
+      await record(taskId, runId, { status: 'unchanged', score: 0, summary, after: baseline?.file ?? pending.file, boxes: [] });
+      return;
+    }
+    const resultName = confirmingRun ? finished.result!.object_name : pending.file;
+    const ttlMs = comparedTtlMs(state.definition.frequency);
+    // A screenshot is compared as it is: kept no longer than results are, it is its own compared file,
+    // and a first run's (the baseline) need not even be read.
+    const sameAsResult = monitor.mode === 'visual' && ttlMs <= RESULT_TTL_MS;
+    if (!baseline && sameAsResult) {
+      await record(taskId, runId, { status: 'baseline', score: 0, summary: 'The first compared run: the baseline.', after: resultName, boxes: [] });
+      return;
+    }
+    const [stored, previous] = await Promise.all([results.read(resultName), baseline ? results.read(baseline.file) : undefined]);
+    if (!stored) return; // gone (expired): nothing to compare
+    const started = performance.now();
+    const compared = comparedResult(monitor, stored.body, stored);
+    const after = sameAsResult ? resultName : derivedFileName(resultName, 'compared');
+    if (!sameAsResult) {
+      await results.write(after, compared.body, { accountId: state.accountId, contentType: compared.contentType, extension: compared.extension, ttlMs });
+    }
+
+    const before = baseline && previous;
+    if (!baseline || !before) {
+      await record(taskId, runId, { status: 'baseline', score: 0, summary: 'The first compared run: the baseline.', after, boxes: [] });
+      return;
+    }
+    const comparison = await compareResults(monitor, before.body, compared.body, { before: baseline.runId, after: runId });
+    deps.onCompared?.(performance.now() - started, monitor.mode);
+    if (!exceeds(monitor, comparison.score)) {
+      await record(taskId, runId, { status: 'unchanged', score: comparison.score, summary: comparison.summary, before: baseline.file, after, boxes: [] });
+      return;
+    }
+    if (monitor.confirm && !confirmingRun && (await confirm(state, runId, comparison.score))) return;
+    let diff: string | undefined;
+    if (comparison.diff) {
+      diff = derivedFileName(resultName, 'diff');
+      await results.write(diff, comparison.diff.body, {
+        accountId: state.accountId,
+        contentType: comparison.diff.contentType,
+        extension: comparison.diff.extension,
+        ttlMs: RESULT_TTL_MS,
+      });
+    }
+    const change: RunChange = {
+      status: 'changed',
+      score: comparison.score,
+      summary: comparison.summary,
+      before: baseline.file,
+      after,
+      ...(diff ? { diff } : {}),
+      boxes: comparison.boxes,
+    };
+    await record(taskId, runId, change, announcementOf(state));
+  };
+}
+
+export type CompareRun = ReturnType<typeof compareRun>;
