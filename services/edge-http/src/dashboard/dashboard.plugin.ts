@@ -61,7 +61,7 @@ export async function dashboardPlugin(app: FastifyInstance, opts: DashboardOptio
     async (api) => {
       // Changes come from this origin only; sign-in included (it has no session to hold a token yet).
       api.addHook('onRequest', async (request) => {
-        if (isChange(request)) assertSameOrigin(request);
+        if (isChange(request)) assertSameOrigin(request, opts.publicUrl);
       });
       await api.register(sessionRoutes, { sessions: opts.sessions, clock: opts.clock });
       await api.register(async (signedIn) => {

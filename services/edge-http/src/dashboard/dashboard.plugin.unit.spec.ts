@@ -122,7 +122,12 @@ describe('Dashboard HTTP', () => {
       expect(crossSite.statusCode).toBe(403);
       const fetchSite = await app.inject({ method: 'POST', url: '/dashboard/api/keys/secret', cookies, headers: { 'x-csrf-token': csrf, 'sec-fetch-site': 'cross-site' } });
       expect(fetchSite.statusCode).toBe(403);
+      // The same host and port on another scheme is another origin (inject speaks http to localhost:80).
+      const otherScheme = await app.inject({ method: 'POST', url: '/dashboard/api/keys/secret', cookies, headers: { 'x-csrf-token': csrf, origin: 'https://localhost:80' } });
+      expect(otherScheme.json()).toMatchObject({ statusCode: 403, code: 'csrf_token_invalid' });
       expect(revealed.length).toBe(before);
+      const sameOrigin = await app.inject({ method: 'POST', url: '/dashboard/api/keys/secret', cookies, headers: { 'x-csrf-token': csrf, origin: 'http://localhost:80' } });
+      expect(sameOrigin.json()).toEqual({ secret_key: 'sk_1' });
       const ok = await app.inject({ method: 'POST', url: '/dashboard/api/keys/secret', cookies, headers: { 'x-csrf-token': csrf } });
       expect(ok.json()).toEqual({ secret_key: 'sk_1' });
     });
