@@ -1,3 +1,3 @@
 export { batchedAdmissions, type Admit } from './batched-admissions.js';
-export { authQuotaTarget, replicatedAuthQuotaClient } from './replicated-client.js';
+export { replicatedAuthQuotaClient } from './replicated-client.js';
 export { announceReservationWithoutJob } from './reservation-outcomes.js';

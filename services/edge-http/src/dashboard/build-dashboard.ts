@@ -10,6 +10,7 @@ import { dashboardSessions } from './sessions.js';
 
 /** Wiring of the dashboard (part of the composition root): auth-quota's console, the shared session store. */
 export async function buildDashboard(d: {
+  /** auth-quota's replicas, as AUTH_QUOTA_ADDR lists them. */
   address: string;
   reservations: ReservationOutcomes;
   kvm: Kvm;
