@@ -237,6 +237,8 @@ export const BUCKETS = {
   quotaLimits: { name: 'quota-limits', ttlMs: 0 },
   /** KV: account dashboard sessions by hashed token; the TTL is the session lifetime (12 hours). */
   dashboardSessions: { name: 'dashboard-sessions', ttlMs: 12 * HOUR_MS },
+  /** KV: failed dashboard sign-ins by hashed client address and access key; forgotten an hour after the last. */
+  signInFailures: { name: 'dashboard-sign-in-failures', ttlMs: HOUR_MS },
 } as const;
 
 /** Creates or updates every stream, consumer and bucket. Safe to call from every replica at start. */
@@ -290,7 +292,7 @@ export async function ensureTopology(nc: NatsConnection): Promise<void> {
   }
   await objm.create(BUCKETS.renderInputs.name, { ttl: nanos(BUCKETS.renderInputs.ttlMs), storage: StorageType.File });
   const kvm = new Kvm(nc);
-  for (const bucket of [BUCKETS.renderStatus, BUCKETS.renderCache, BUCKETS.quotaLimits, BUCKETS.dashboardSessions]) {
+  for (const bucket of [BUCKETS.renderStatus, BUCKETS.renderCache, BUCKETS.quotaLimits, BUCKETS.dashboardSessions, BUCKETS.signInFailures]) {
     await kvm.create(bucket.name, { ttl: bucket.ttlMs, history: 1, storage: StorageType.File });
   }
 }

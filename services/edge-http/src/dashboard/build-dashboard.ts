@@ -5,6 +5,8 @@ import type { TaskScheduler } from '../http/routes/tasks.routes.js';
 import type { DashboardOptions } from './dashboard.plugin.js';
 import { grpcAccountConsole } from './grpc-account-console.js';
 import { kvSessionStore } from './kv-session-store.js';
+import { kvFailureCounters } from './kv-failure-counters.js';
+import { signInThrottle } from './sign-in-throttle.js';
 import type { RecentRenders } from './ports.js';
 import { dashboardSessions } from './sessions.js';
 
@@ -25,6 +27,7 @@ export async function buildDashboard(d: {
   return {
     options: {
       sessions: dashboardSessions({ store, console: accountConsole, clock: d.clock }),
+      signInThrottle: signInThrottle({ counters: kvFailureCounters(await d.kvm.open(BUCKETS.signInFailures.name)), clock: d.clock }),
       console: accountConsole,
       authQuota: d.authQuota,
       reservations: d.reservations,

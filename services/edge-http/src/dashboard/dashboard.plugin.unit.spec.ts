@@ -7,6 +7,8 @@ import type { RenderSync } from '../application/render-sync.js';
 import { buildServer } from '../http/build-server.js';
 import type { AccountConsole, ConsoleAccount, SessionRecord } from './ports.js';
 import { dashboardSessions } from './sessions.js';
+import { signInThrottle } from './sign-in-throttle.js';
+import { memoryFailureCounters } from './testing/memory-failure-counters.js';
 
 // The dashboard's HTTP surface with fake ports: cookie attributes, CSRF and origin checks, sessions.
 const account: ConsoleAccount = {
@@ -54,6 +56,7 @@ beforeAll(async () => {
         console: console_,
         clock,
       }),
+      signInThrottle: signInThrottle({ counters: memoryFailureCounters(), clock }),
       console: console_,
       authQuota,
       clock,
