@@ -29,14 +29,16 @@ export interface ClientChannelOptions {
 }
 
 /**
- * Channel options of every client of an internal service: round robin over every replica; after a peer
+ * Channel options of every client of an internal service: round robin over every replica (`spread`); after a peer
  * restarts, reconnect within about a second rather than after gRPC's default backoff (up to two minutes),
  * so a restarted replica serves again at once; calls made while none is up fail fast as UNAVAILABLE
  * (503 service_unavailable).
  */
-export function clientChannelOptions(opts: ClientChannelOptions = {}): ChannelOptions {
+export function clientChannelOptions(opts: ClientChannelOptions & { spread?: boolean } = {}): ChannelOptions {
   const serviceConfig = {
-    loadBalancingConfig: [{ round_robin: {} }],
+    // One address keeps gRPC's default (pick_first): a call made while its connection is down starts a new
+    // connection attempt at once, rather than failing until the next one round robin has scheduled.
+    ...(opts.spread === false ? {} : { loadBalancingConfig: [{ round_robin: {} }] }),
     methodConfig: (opts.retryServices ?? []).map((service) => ({
       name: [{ service }],
       retryPolicy: {
@@ -63,5 +65,8 @@ type ClientConstructor<C> = new (address: string, creds: ChannelCredentials, opt
  * replicas, or one host name resolving to all of them): the one way every service builds its gRPC clients.
  */
 export function grpcClient<C>(Client: ClientConstructor<C>, addresses: string, opts: ClientChannelOptions = {}): C {
-  return new Client(grpcTarget(addresses), credentials.createInsecure(), clientChannelOptions(opts));
+  const target = grpcTarget(addresses);
+  // A host name may resolve to several replicas; a list of addresses is several.
+  const spread = target.startsWith('dns:') || target.includes(',');
+  return new Client(target, credentials.createInsecure(), clientChannelOptions({ ...opts, spread }));
 }
