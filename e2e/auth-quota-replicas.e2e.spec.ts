@@ -331,6 +331,27 @@ describe('Key rotation through one replica', () => {
   });
 });
 
+describe('The dashboard over two auth-quota replicas', () => {
+  describe('When the owner signs in on either edge', () => {
+    it('should open a session that both edges show, with calls spread over both replicas', async () => {
+      const account = await admin.create('growth', 'Replicated owner');
+      for (const edge of [0, 1]) {
+        const signIn = await stack.call('POST', '/dashboard/api/sign-in', {
+          edge,
+          json: { access_key: account.accessKey, secret_key: account.secretKey },
+        });
+        expect(signIn.status, signIn.body.toString()).toBe(200);
+        const token = /dashboard_session=([^;]+)/.exec(String(signIn.headers['set-cookie']))![1]!;
+        for (const other of [0, 1]) {
+          const session = await stack.call('GET', '/dashboard/api/session', { edge: other, headers: { cookie: `dashboard_session=${token}` } });
+          expect(session.status, session.body.toString()).toBe(200);
+          expect(session.json()).toMatchObject({ access_key: account.accessKey, account: { id: account.accountId } });
+        }
+      }
+    });
+  });
+});
+
 describe('Renders in flight per account', () => {
   describe('When an account has as many renders in flight as its plan allows (free: 2)', () => {
     it('should answer 429 concurrency_limited to one more while another account renders normally', async () => {

@@ -1,36 +1,82 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 
 export interface BusStatus {
-  /** False from the moment the connection to NATS drops until it is back (or for good once closed). */
+  /**
+   * False from the moment the connection to NATS drops until it is back (or for good once closed); with a
+   * probe, also while the server does not answer its pings (a hung server keeps the connection open).
+   */
   connected(): boolean;
   /** Throws unless NATS is connected and answers a round trip: a readiness check. */
   check(): Promise<void>;
 }
 
+export interface BusProbe {
+  /** How often the server is pinged. */
+  intervalMs: number;
+  /** A ping unanswered this long marks the bus down until one is answered. */
+  timeoutMs: number;
+}
+
+/** The edge's probe: a hung NATS is noticed within about a second and a half. */
+export const DEFAULT_BUS_PROBE: BusProbe = { intervalMs: 250, timeoutMs: 1_000 };
+
 const BUS_STATUS = Symbol.for('app.messaging.busStatus');
-type Tracked = NatsConnection & { [BUS_STATUS]?: BusStatus };
+type Tracker = BusStatus & { probe(opts: BusProbe): void };
+type Tracked = NatsConnection & { [BUS_STATUS]?: Tracker };
 
 /**
  * Follows a connection's status events, so a request path can refuse at once while the bus is down
- * (503 service_unavailable) instead of waiting for a publish to time out. One tracker per connection.
+ * (503 service_unavailable) instead of waiting for a publish to time out. One tracker per connection;
+ * `probe` (once per connection, whoever asks first) also pings the server, so a server that stopped
+ * answering without closing the connection counts as down too.
  */
-export function busStatus(nc: NatsConnection): BusStatus {
+export function busStatus(nc: NatsConnection, opts: { probe?: BusProbe } = {}): BusStatus {
   const tracked = nc as Tracked;
-  if (tracked[BUS_STATUS]) return tracked[BUS_STATUS];
+  const tracker = (tracked[BUS_STATUS] ??= track(nc));
+  if (opts.probe) tracker.probe(opts.probe);
+  return tracker;
+}
+
+function track(nc: NatsConnection): Tracker {
   let up = !nc.isClosed();
+  let answering = true;
+  let probing = false;
   void (async () => {
     for await (const s of nc.status()) {
       if (s.type === 'disconnect' || s.type === 'reconnecting' || s.type === 'close') up = false;
-      else if (s.type === 'reconnect') up = true;
+      else if (s.type === 'reconnect') up = answering = true;
     }
   })().catch(() => undefined);
-  const status: BusStatus = {
-    connected: () => up && !nc.isClosed(),
+  const status: Tracker = {
+    connected: () => up && answering && !nc.isClosed(),
     async check() {
       if (!status.connected()) throw new Error('NATS is not connected');
       await nc.rtt();
     },
+    probe({ intervalMs, timeoutMs }) {
+      if (probing) return;
+      probing = true;
+      let pending = false;
+      const timer = setInterval(() => {
+        if (pending || !up || nc.isClosed()) return;
+        pending = true;
+        let answered = false;
+        nc.flush().then(
+          () => {
+            answered = true;
+            answering = true;
+          },
+          () => {
+            answered = true;
+          },
+        ).finally(() => (pending = false));
+        // Checked after the poll phase of the turn the timer fires in, so a pong that arrived while this
+        // process was busy is read first: a slow event loop does not pass for a silent server.
+        setTimeout(() => setImmediate(() => !answered && (answering = false)), timeoutMs).unref();
+      }, intervalMs);
+      timer.unref();
+      void nc.closed().then(() => clearInterval(timer));
+    },
   };
-  tracked[BUS_STATUS] = status;
   return status;
 }

@@ -3,7 +3,7 @@ export * from './bus-status.js';
 export * from './topology.js';
 export * from './trace-headers.js';
 export { headers, nanos, type MsgHdrs } from '@nats-io/transport-node';
-export { jetstream, jetstreamManager, type JsMsg, type JetStreamClient } from '@nats-io/jetstream';
+export { jetstream, jetstreamManager, JetStreamApiError, type JsMsg, type JetStreamClient } from '@nats-io/jetstream';
 export { Objm, type ObjectStore, type ObjectInfo } from '@nats-io/obj';
 export { Kvm, type KV, type KvEntry } from '@nats-io/kv';
 export * from './result-object.js';

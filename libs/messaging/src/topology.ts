@@ -257,6 +257,8 @@ export const BUCKETS = {
    * capacity is their sum (fleet-capacity.ts). The TTL removes the key of a renderer that died.
    */
   rendererCapacity: { name: 'renderer-capacity', ttlMs: 60_000 },
+  /** KV: failed dashboard sign-ins by hashed client address and access key; forgotten an hour after the last. */
+  signInFailures: { name: 'dashboard-sign-in-failures', ttlMs: HOUR_MS },
 } as const;
 
 /** Creates or updates every stream, consumer and bucket. Safe to call from every replica at start. */
@@ -311,7 +313,7 @@ export async function ensureTopology(nc: NatsConnection): Promise<void> {
   }
   await objm.create(BUCKETS.renderInputs.name, { ttl: nanos(BUCKETS.renderInputs.ttlMs), storage: StorageType.File });
   const kvm = new Kvm(nc);
-  for (const bucket of [BUCKETS.renderStatus, BUCKETS.renderCache, BUCKETS.quotaLimits, BUCKETS.dashboardSessions, BUCKETS.rendererCapacity]) {
+  for (const bucket of [BUCKETS.renderStatus, BUCKETS.renderCache, BUCKETS.quotaLimits, BUCKETS.dashboardSessions, BUCKETS.rendererCapacity, BUCKETS.signInFailures]) {
     await kvm.create(bucket.name, { ttl: bucket.ttlMs, history: 1, storage: StorageType.File });
   }
 }

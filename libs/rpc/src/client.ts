@@ -56,17 +56,6 @@ export async function callUnary<C extends Client, Req, Res>(
   }
 }
 
-/**
- * Channel options of every client of an internal service: after a peer restarts, reconnect within about a
- * second rather than after gRPC's default backoff (up to two minutes), so a restarted service serves again
- * at once; calls made while it is down fail fast as UNAVAILABLE (503 service_unavailable).
- */
-export const CLIENT_CHANNEL_OPTIONS = {
-  'grpc.initial_reconnect_backoff_ms': 250,
-  'grpc.min_reconnect_backoff_ms': 250,
-  'grpc.max_reconnect_backoff_ms': 1_000,
-} as const;
-
 /** A readiness check of a gRPC peer: resolves once the client's channel is connected (it connects if idle). */
 export function peerReady(client: Client, timeoutMs = 900): Promise<void> {
   return new Promise<void>((resolve, reject) =>

@@ -1,9 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { credentials } from '@grpc/grpc-js';
 import { AuthQuotaServiceClient } from '@app/proto/authquota';
-import { callUnary } from '@app/rpc';
+import { callUnary, grpcClient } from '@app/rpc';
 
 export interface DemoKeys {
   accessKey: string;
@@ -21,7 +20,7 @@ export async function ensureDemoAccount(opts: { authQuotaAddress: string; dataDi
     accessKey: opts.fixed?.accessKey || saved.accessKey || `ak_demo_${randomBytes(18).toString('base64url')}`,
     secretKey: opts.fixed?.secretKey || saved.secretKey || `sk_demo_${randomBytes(24).toString('base64url')}`,
   };
-  const client = new AuthQuotaServiceClient(opts.authQuotaAddress, credentials.createInsecure());
+  const client = grpcClient(AuthQuotaServiceClient, opts.authQuotaAddress);
   try {
     await callUnary(client, client.createAccount, {
       name: 'Demo',

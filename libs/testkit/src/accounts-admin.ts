@@ -1,6 +1,5 @@
-import { credentials } from '@grpc/grpc-js';
 import { AuthQuotaServiceClient } from '@app/proto/authquota';
-import { callUnary } from '@app/rpc';
+import { callUnary, grpcClient } from '@app/rpc';
 
 export interface TestAccount {
   accountId: string;
@@ -10,7 +9,7 @@ export interface TestAccount {
 
 /** Direct gRPC administration of auth-quota for tests (what `npm run admin` does). */
 export function accountsAdmin(authQuotaAddress: string) {
-  const client = new AuthQuotaServiceClient(authQuotaAddress, credentials.createInsecure());
+  const client = grpcClient(AuthQuotaServiceClient, authQuotaAddress);
   return {
     async create(plan: string, name = 'test'): Promise<TestAccount> {
       const res = await callUnary(client, client.createAccount, { name, plan });

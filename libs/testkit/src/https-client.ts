@@ -10,12 +10,28 @@ export interface HttpsResponse {
 /** A request to the service over HTTPS, trusting its self-signed certificate (no verification is turned off). */
 export function httpsRequest(
   url: string,
-  opts: { method?: string; headers?: Record<string, string>; body?: string | Buffer; ca: string; servername?: string; timeoutMs?: number },
+  opts: {
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string | Buffer;
+    ca: string;
+    servername?: string;
+    timeoutMs?: number;
+    /** The local address to connect from (another loopback address, e.g. 127.0.0.2, is another client). */
+    localAddress?: string;
+  },
 ): Promise<HttpsResponse> {
   return new Promise((resolve, reject) => {
     const req = request(
       url,
-      { method: opts.method ?? "GET", headers: opts.headers, ca: opts.ca, servername: opts.servername, timeout: opts.timeoutMs ?? 60_000 },
+      {
+        method: opts.method ?? 'GET',
+        headers: opts.headers,
+        ca: opts.ca,
+        servername: opts.servername,
+        timeout: opts.timeoutMs ?? 60_000,
+        localAddress: opts.localAddress,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));

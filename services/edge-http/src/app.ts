@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from '@app/logging';
-import { BUCKETS, Kvm, Objm, SUBJECTS, busStatus, connectNats, ensureTopology, jetstream, openRenderJobPublisher, type NatsConnection } from '@app/messaging';
+import { BUCKETS, DEFAULT_BUS_PROBE, Kvm, Objm, SUBJECTS, busStatus, connectNats, ensureTopology, jetstream, openRenderJobPublisher, type NatsConnection } from '@app/messaging';
 import { startHealthServer, type App, type HealthServer, type ReadinessCheck } from '@app/runtime';
 import { edgeMetrics } from './edge-metrics.js';
 import type { EdgeConfig } from './config.js';
@@ -41,7 +41,8 @@ export async function createApp(config: EdgeConfig, logger: Logger, o: Partial<E
   const nats = o.nats ?? (await connectNats({ servers: config.natsUrl, name: 'edge-http' }));
   if (!o.nats) await ensureTopology(nats);
   const js = jetstream(nats);
-  const bus = busStatus(nats);
+  // Pinged, so a hung NATS (connection open, no answer) refuses API requests at once too, not after a backing call's deadline.
+  const bus = busStatus(nats, { probe: DEFAULT_BUS_PROBE });
   const authQuotaClient = o.authQuota ?? grpcAuthQuota(config.authQuotaAddress);
   const metrics = edgeMetrics();
   // One admission seam: busy keys' possible cache hits admitted here from rate leases, floods of bad keys

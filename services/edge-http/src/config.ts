@@ -1,4 +1,4 @@
-import { envAddress, envAddresses, envBool, envInt, envOptional, envPort, envString, loadConfig, z } from '@app/config';
+import { envAddresses, envBool, envInt, envOptional, envPort, envString, loadConfig, z } from '@app/config';
 
 const schema = z
   .object({
@@ -11,7 +11,7 @@ const schema = z
     EDGE_PLAIN_HTTP: envBool(false),
     NATS_URL: envString('nats://127.0.0.1:4222'),
     AUTH_QUOTA_ADDR: envAddresses('127.0.0.1:50051'),
-    SCHEDULER_ADDR: envAddress('127.0.0.1:50052'),
+    SCHEDULER_ADDR: envAddresses('127.0.0.1:50052'),
     /** Let pages and webhooks reach private and loopback addresses (local use and tests only). */
     ALLOW_PRIVATE_TARGETS: envBool(false),
     /** Extra time the edge waits past a render's timeout for its answer (queueing, redelivery). */

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { AppError, hasCode } from '@app/errors';
+import { AppError } from '@app/errors';
 import type { OpenAccountState } from '../domain/account/account.js';
 import type { Plan, PlanLimits } from '../domain/account/plans.js';
 import { hmacHex } from '../domain/account/signature.js';
@@ -51,23 +51,14 @@ export function accountConsole(deps: {
 
   return {
     /**
-     * An unknown access key touches no account. A known one is counted against the account's rate
-     * limit before its secret key is compared (so guessing is as slow as the API allows).
+     * Both keys of one account, or keys_invalid. A sign-in spends nothing of the account's rate limit or
+     * quota (a wrong guess must never lock the owner's API out): failed sign-ins are throttled by the edge,
+     * per access key and client address.
      */
     async signIn(accessKey: string, secretKey: string): Promise<ConsoleAccount> {
       const account = accessKey ? directory.byAccessKeyHash(hashKey(accessKey)) : undefined;
-      if (!account || !secretKey) throw new AppError('keys_invalid', KEYS_INVALID);
-      let rateLimit;
-      try {
-        rateLimit = (await admission.admit({ accountId: account.accountId, accessKey: '', usage: 'read', features: [], signedQuery: '', body: new Uint8Array() })).rateLimit;
-      } catch (err) {
-        // An unpaid invoice blocks the API, not the dashboard that shows it.
-        if (!hasCode(err, 'payment_required')) throw err;
-      }
-      if (!sameSecret(admission.signingKey(account.accountId), secretKey)) {
-        throw new AppError('keys_invalid', KEYS_INVALID, {
-          rateLimit: rateLimit && { limit: rateLimit.limit, remaining: rateLimit.remaining, resetUnix: rateLimit.resetUnix },
-        });
+      if (!account || !secretKey || !sameSecret(admission.signingKey(account.accountId), secretKey)) {
+        throw new AppError('keys_invalid', KEYS_INVALID);
       }
       return describe(account);
     },

@@ -1,5 +1,4 @@
-import { credentials } from '@grpc/grpc-js';
-import { CLIENT_CHANNEL_OPTIONS, callUnary, peerReady } from '@app/rpc';
+import { callUnary, grpcClient, peerReady } from '@app/rpc';
 import { SchedulerServiceClient, type Task, type TaskMonitor, type TaskRun } from '@app/proto/scheduler';
 import type { TaskMonitorResource, TaskResource, TaskRunResource, TaskScheduler } from '../http/routes/tasks.routes.js';
 
@@ -64,9 +63,12 @@ export const toTaskRunResource = (r: TaskRun): TaskRunResource => ({
     : null,
 });
 
-/** The scheduler's SchedulerService over gRPC; its errors come back as AppErrors (task_not_found → 404). */
-export function grpcScheduler(address: string): TaskScheduler & { close(): void; ready(): Promise<void> } {
-  const client = new SchedulerServiceClient(address, credentials.createInsecure(), CLIENT_CHANNEL_OPTIONS);
+/**
+ * The scheduler's SchedulerService over gRPC, spread over its replicas (`addresses`, as every client takes
+ * them); its errors come back as AppErrors (task_not_found → 404).
+ */
+export function grpcScheduler(addresses: string): TaskScheduler & { close(): void; ready(): Promise<void> } {
+  const client = grpcClient(SchedulerServiceClient, addresses);
   return {
     async create(accountId, fields, opts) {
       const res = await callUnary(client, client.createTask, {

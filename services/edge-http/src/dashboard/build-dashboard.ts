@@ -5,11 +5,14 @@ import type { TaskScheduler } from '../http/routes/tasks.routes.js';
 import type { DashboardOptions } from './dashboard.plugin.js';
 import { grpcAccountConsole } from './grpc-account-console.js';
 import { kvSessionStore } from './kv-session-store.js';
+import { kvFailureCounters } from './kv-failure-counters.js';
+import { signInThrottle } from './sign-in-throttle.js';
 import type { RecentRenders } from './ports.js';
 import { dashboardSessions } from './sessions.js';
 
 /** Wiring of the dashboard (part of the composition root): auth-quota's console, the shared session store. */
 export async function buildDashboard(d: {
+  /** auth-quota's replicas, as AUTH_QUOTA_ADDR lists them. */
   address: string;
   reservations: ReservationOutcomes;
   kvm: Kvm;
@@ -24,6 +27,7 @@ export async function buildDashboard(d: {
   return {
     options: {
       sessions: dashboardSessions({ store, console: accountConsole, clock: d.clock }),
+      signInThrottle: signInThrottle({ counters: kvFailureCounters(await d.kvm.open(BUCKETS.signInFailures.name)), clock: d.clock }),
       console: accountConsole,
       authQuota: d.authQuota,
       reservations: d.reservations,

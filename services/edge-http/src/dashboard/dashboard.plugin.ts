@@ -7,6 +7,7 @@ import type { GetRenderStatus } from '../results/render-status.js';
 import type { TaskScheduler } from '../http/routes/tasks.routes.js';
 import type { AccountConsole, RecentRenders } from './ports.js';
 import type { DashboardSessions } from './sessions.js';
+import type { SignInThrottle } from './sign-in-throttle.js';
 import { SECURITY_HEADERS } from '../http/security-headers.js';
 import { assertSameOrigin, isChange, requireSession } from './request-guard.js';
 import { sessionRoutes } from './routes/session.routes.js';
@@ -16,6 +17,8 @@ import { dashboardRendersRoutes } from './routes/renders.routes.js';
 
 export interface DashboardOptions {
   sessions: DashboardSessions;
+  /** Failed sign-ins, slowed per access key and client address (never from the account's rate limit). */
+  signInThrottle: SignInThrottle;
   console: AccountConsole;
   authQuota: AuthQuota;
   /** Settles the quota a dashboard change reserved (a task creation), as the API's requests do. */
@@ -61,9 +64,9 @@ export async function dashboardPlugin(app: FastifyInstance, opts: DashboardOptio
     async (api) => {
       // Changes come from this origin only; sign-in included (it has no session to hold a token yet).
       api.addHook('onRequest', async (request) => {
-        if (isChange(request)) assertSameOrigin(request);
+        if (isChange(request)) assertSameOrigin(request, opts.publicUrl);
       });
-      await api.register(sessionRoutes, { sessions: opts.sessions, clock: opts.clock });
+      await api.register(sessionRoutes, { sessions: opts.sessions, throttle: opts.signInThrottle, clock: opts.clock });
       await api.register(async (signedIn) => {
         signedIn.addHook('preHandler', requireSession(opts.sessions));
         await signedIn.register(accountRoutes, opts);

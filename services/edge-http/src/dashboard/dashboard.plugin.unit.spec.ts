@@ -7,6 +7,8 @@ import type { RenderSync } from '../application/render-sync.js';
 import { buildServer } from '../http/build-server.js';
 import type { AccountConsole, ConsoleAccount, SessionRecord } from './ports.js';
 import { dashboardSessions } from './sessions.js';
+import { signInThrottle } from './sign-in-throttle.js';
+import { memoryFailureCounters } from './testing/memory-failure-counters.js';
 
 // The dashboard's HTTP surface with fake ports: cookie attributes, CSRF and origin checks, sessions.
 const account: ConsoleAccount = {
@@ -55,6 +57,7 @@ beforeAll(async () => {
         console: console_,
         clock,
       }),
+      signInThrottle: signInThrottle({ counters: memoryFailureCounters(), clock }),
       console: console_,
       authQuota,
       clock,
@@ -123,7 +126,12 @@ describe('Dashboard HTTP', () => {
       expect(crossSite.statusCode).toBe(403);
       const fetchSite = await app.inject({ method: 'POST', url: '/dashboard/api/keys/secret', cookies, headers: { 'x-csrf-token': csrf, 'sec-fetch-site': 'cross-site' } });
       expect(fetchSite.statusCode).toBe(403);
+      // The same host and port on another scheme is another origin (inject speaks http to localhost:80).
+      const otherScheme = await app.inject({ method: 'POST', url: '/dashboard/api/keys/secret', cookies, headers: { 'x-csrf-token': csrf, origin: 'https://localhost:80' } });
+      expect(otherScheme.json()).toMatchObject({ statusCode: 403, code: 'csrf_token_invalid' });
       expect(revealed.length).toBe(before);
+      const sameOrigin = await app.inject({ method: 'POST', url: '/dashboard/api/keys/secret', cookies, headers: { 'x-csrf-token': csrf, origin: 'http://localhost:80' } });
+      expect(sameOrigin.json()).toEqual({ secret_key: 'sk_1' });
       const ok = await app.inject({ method: 'POST', url: '/dashboard/api/keys/secret', cookies, headers: { 'x-csrf-token': csrf } });
       expect(ok.json()).toEqual({ secret_key: 'sk_1' });
     });

@@ -1,7 +1,5 @@
-import { credentials } from '@grpc/grpc-js';
-import { batchedAdmissions } from '@app/admission-client';
-import { callUnary } from '@app/rpc';
-import { AuthQuotaServiceClient } from '@app/proto/authquota';
+import { batchedAdmissions, replicatedAuthQuotaClient } from '@app/admission-client';
+import { callUnary, grpcClient } from '@app/rpc';
 import { AccountConsoleServiceClient, type ConsoleAccount as ConsoleAccountMessage } from '@app/proto/authquota/console';
 import type { AccountConsole, ConsoleAccount } from './ports.js';
 
@@ -19,10 +17,14 @@ const toAccount = (a: ConsoleAccountMessage | undefined): ConsoleAccount => {
   };
 };
 
-/** auth-quota's AccountConsoleService (and its admissions by account) over gRPC; errors come back as AppErrors. */
-export function grpcAccountConsole(address: string): AccountConsole & { close(): void } {
-  const client = new AccountConsoleServiceClient(address, credentials.createInsecure());
-  const authQuota = new AuthQuotaServiceClient(address, credentials.createInsecure());
+/**
+ * auth-quota's AccountConsoleService (and its admissions by account) over gRPC, spread over its replicas
+ * (`addresses`, as every client takes them); errors come back as AppErrors. Any console call may be repeated
+ * on another replica (a rotation repeated answers the newest keys), so gRPC retries them when a replica is gone.
+ */
+export function grpcAccountConsole(addresses: string): AccountConsole & { close(): void } {
+  const client = grpcClient(AccountConsoleServiceClient, addresses, { retryServices: ['authquota.v1.AccountConsoleService'] });
+  const authQuota = replicatedAuthQuotaClient(addresses);
   const admit = batchedAdmissions(authQuota);
   return {
     signIn: async (accessKey, secretKey) =>

@@ -20,7 +20,7 @@ export interface DailyUsage {
 
 /** auth-quota, as the dashboard needs it. Every call but signIn is for an account a session proved. */
 export interface AccountConsole {
-  /** keys_invalid (401) when the keys do not belong to one account; rate_limited (429) like the API. */
+  /** keys_invalid (401) when the keys do not belong to one account (the edge throttles failures itself). */
   signIn(accessKey: string, secretKey: string): Promise<ConsoleAccount>;
   account(accountId: string): Promise<ConsoleAccount>;
   revealSecretKey(accountId: string): Promise<string>;

@@ -17,17 +17,28 @@ export const isChange = (request: FastifyRequest) => !SAFE_METHODS.has(request.m
 
 const refused = () => new AppError('csrf_token_invalid', 'This change was refused: it did not come from this dashboard. Reload the page and try again.');
 
-/** A change must come from this origin (Origin and Sec-Fetch-Site, when the browser sends them). */
-export function assertSameOrigin(request: FastifyRequest): void {
+/** An origin in its serialized form (a scheme's default port left out), or undefined when it is none. */
+const originOf = (url: string): string | undefined => {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+};
+
+/** The origin a browser on this dashboard sends: the public URL's when one is set (behind a TLS proxy), else the request's. */
+const ownOrigin = (request: FastifyRequest, publicUrl: string | undefined): string | undefined =>
+  originOf(publicUrl ?? `${request.protocol}://${request.host}`);
+
+/**
+ * A change must come from this origin (Origin and Sec-Fetch-Site, when the browser sends them): scheme, host
+ * and port, so the same host on another scheme (a plain-HTTP page) is refused.
+ */
+export function assertSameOrigin(request: FastifyRequest, publicUrl?: string): void {
   const origin = request.headers.origin;
   if (origin !== undefined) {
-    let host: string | undefined;
-    try {
-      host = new URL(origin).host;
-    } catch {
-      host = undefined;
-    }
-    if (host !== request.host) throw refused();
+    const sent = originOf(origin);
+    if (sent === undefined || sent !== ownOrigin(request, publicUrl)) throw refused();
   }
   const site = request.headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin' && site !== 'none') throw refused();

@@ -1,11 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { credentials } from '@grpc/grpc-js';
 import { sqliteEventStore, type StoredEvent } from '@app/event-store';
 import { createLogger } from '@app/logging';
 import { SchedulerServiceClient, type CreateTaskRequest, type Task, type TaskRun, type UpdateTaskRequest } from '@app/proto/scheduler';
-import { callUnary } from '@app/rpc';
+import { callUnary, grpcClient } from '@app/rpc';
 import { createApp, type SchedulerApp, type SchedulerDeps } from '../app.js';
 import { parseConfig } from '../config.js';
 import { startTestNats } from './nats.js';
@@ -40,7 +39,7 @@ export async function startSchedulerHarness(env: NodeJS.ProcessEnv = {}) {
       const app = await createApp(config, logger, deps);
       await app.start();
       apps.push(app);
-      const client = new SchedulerServiceClient(`127.0.0.1:${app.grpcPort()}`, credentials.createInsecure());
+      const client = grpcClient(SchedulerServiceClient, `127.0.0.1:${app.grpcPort()}`);
       clients.push(client);
       return {
         app,

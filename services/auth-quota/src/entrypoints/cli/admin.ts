@@ -3,9 +3,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { credentials } from '@grpc/grpc-js';
 import { AuthQuotaServiceClient } from '@app/proto/authquota';
-import { callUnary } from '@app/rpc';
+import { callUnary, grpcClient } from '@app/rpc';
 import { isAppError } from '@app/errors';
 
 const USAGE = `Usage: npm run admin -- <command> [options]
@@ -48,7 +47,7 @@ async function main() {
   if (!command || values.help) fail(USAGE);
   const need = (name: 'account' | 'plan' | 'status') => values[name] ?? fail(`${command} needs --${name}\n\n${USAGE}`);
 
-  const client = new AuthQuotaServiceClient(authQuotaAddress(), credentials.createInsecure());
+  const client = grpcClient(AuthQuotaServiceClient, authQuotaAddress());
   try {
     let result: unknown;
     switch (command) {

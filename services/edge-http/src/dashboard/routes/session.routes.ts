@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { ValidationError, type ParameterProblem } from '@app/errors';
 import type { Clock } from '../../application/ports.js';
 import type { ActiveSession, DashboardSessions } from '../sessions.js';
+import type { SignInThrottle } from '../sign-in-throttle.js';
 import { clearSessionCookie, requireSession, setSessionCookie, SESSION_COOKIE } from '../request-guard.js';
 
 /** What the page gets about its session (the access key is shown on the Keys page; it is not a secret). */
@@ -33,14 +34,22 @@ function keysOf(body: unknown): { accessKey: string; secretKey: string } {
   return keys;
 }
 
-/** Sign-in (both keys), the current session, sign-out. */
-export async function sessionRoutes(app: FastifyInstance, opts: { sessions: DashboardSessions; clock: Clock }) {
-  const { sessions, clock } = opts;
+/** Sign-in (both keys, failures throttled by key and client address), the current session, sign-out. */
+export async function sessionRoutes(app: FastifyInstance, opts: { sessions: DashboardSessions; throttle: SignInThrottle; clock: Clock }) {
+  const { sessions, throttle, clock } = opts;
 
   app.post('/sign-in', async (request, reply) => {
     const { accessKey, secretKey } = keysOf(request.body);
     await sessions.end(request.cookies[SESSION_COOKIE]);
-    const session = await sessions.signIn(accessKey, secretKey);
+    const attempt = await throttle.attempt(accessKey, request.ip);
+    let session: ActiveSession;
+    try {
+      session = await sessions.signIn(accessKey, secretKey);
+    } catch (err) {
+      await attempt.settle(err);
+      throw err;
+    }
+    await attempt.settle('succeeded');
     setSessionCookie(reply, session, clock.now().getTime());
     return sessionView(session);
   });
