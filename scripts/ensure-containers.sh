@@ -85,7 +85,7 @@ build_base() {
     cannot "debootstrap of Debian bookworm failed (is the Debian mirror reachable?)"
   fi
   rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
-  tar -C "$root" -c . | podman import --change 'CMD ["/bin/bash"]' - "$BASE_IMAGE" >/dev/null
+  tar -C "$root" -c . | podman import --change 'CMD ["/bin/bash"]' - "$BASE_IMAGE" >/dev/null 2>&1
   rm -rf "$root"
 }
 
@@ -156,7 +156,7 @@ socket_answers() { curl -sf --max-time 2 --unix-socket "$SOCKET_PATH" http://d/_
 health_ticker() {
   while sleep 2; do
     podman ps -q --filter health=starting --filter health=healthy --filter health=unhealthy 2>/dev/null \
-      | sort -u | while read -r id; do podman healthcheck run "$id" >/dev/null 2>&1 || true; done
+      | sort -u | { while read -r id; do podman healthcheck run "$id" >/dev/null 2>&1 & done; wait; }
   done
 }
 
