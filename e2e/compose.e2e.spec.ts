@@ -103,8 +103,10 @@ describe.skipIf(skip !== undefined)(`docker compose up, through testcontainers${
     tlsDir = mkdtempSync(join(tmpdir(), 'compose-tls-'));
     ({ certPem } = await ensureSelfSignedCertificate(tlsDir));
     // The edge runs as the image's unprivileged user.
+    chmodSync(tlsDir, 0o755);
     chmodSync(join(tlsDir, 'key.pem'), 0o644);
 
+    const upStarted = Date.now();
     Object.assign(process.env, { DOCKER_HOST: containers.env!.DOCKER_HOST, TESTCONTAINERS_RYUK_DISABLED: 'true' });
     compose = await new DockerComposeEnvironment(ROOT, ['docker-compose.yml', 'docker-compose.test.yml'])
       .withProjectName(PROJECT)
@@ -122,6 +124,7 @@ describe.skipIf(skip !== undefined)(`docker compose up, through testcontainers${
       .withWaitStrategy(containerName('prometheus'), Wait.forLogMessage(/Server is ready to receive web requests/))
       .withStartupTimeout(600_000)
       .up();
+    console.warn(`[containers] compose up until the edge is healthy: ${((Date.now() - upStarted) / 1000).toFixed(1)} s`);
     edgePort = compose.getContainer(containerName('edge-http')).getMappedPort(8443);
     prometheusPort = compose.getContainer(containerName('prometheus')).getMappedPort(9090);
 
@@ -142,7 +145,7 @@ describe.skipIf(skip !== undefined)(`docker compose up, through testcontainers${
     expect(task.status, task.body.toString()).toBe(201);
     taskId = task.json<{ id: number }>().id;
     taskTraceId = task.headers['x-service-request-id'] as string;
-    edgeRequestsAtStart = await promValue('sum(http_server_request_duration_seconds_count{job="edge-http"})');
+    edgeRequestsAtStart = await promValue('sum(http_server_request_duration_count{job="edge-http"})');
   });
 
   afterAll(async () => {
@@ -207,13 +210,13 @@ describe.skipIf(skip !== undefined)(`docker compose up, through testcontainers${
 
   describe('When more renders are in flight than one renderer takes', () => {
     it('should serve them from both renderer replicas', async () => {
-      const before = await Promise.all([1, 2].map(async (n) => sampleSum(await metricsOf(containerName('renderer', n), 9102), 'render_duration_seconds_count')));
+      const before = await Promise.all([1, 2].map(async (n) => sampleSum(await metricsOf(containerName('renderer', n), 9102), 'render_duration_count')));
       hold.reset();
       const renders = Array.from({ length: 6 }, (_, i) => call('POST', '/v1/screenshot', { url: page(`/hold?i=${i}`) }));
       await until(() => hold.waiting === 6, 60_000, 'six renders in flight');
       hold.release();
       for (const res of await Promise.all(renders)) expect(res.status).toBe(200);
-      const after = await Promise.all([1, 2].map(async (n) => sampleSum(await metricsOf(containerName('renderer', n), 9102), 'render_duration_seconds_count')));
+      const after = await Promise.all([1, 2].map(async (n) => sampleSum(await metricsOf(containerName('renderer', n), 9102), 'render_duration_count')));
       expect(after[0]! - before[0]!).toBeGreaterThan(0);
       expect(after[1]! - before[1]!).toBeGreaterThan(0);
     });
@@ -232,12 +235,12 @@ describe.skipIf(skip !== undefined)(`docker compose up, through testcontainers${
         1_000,
       );
       await until(
-        async () => (await promValue('sum(http_server_request_duration_seconds_count{job="edge-http"})')) > edgeRequestsAtStart,
+        async () => (await promValue('sum(http_server_request_duration_count{job="edge-http"})')) > edgeRequestsAtStart,
         60_000,
         "the edge's request counter to move",
         1_000,
       );
-      expect(await promValue('sum(render_duration_seconds_count{job="renderer"})')).toBeGreaterThanOrEqual(5);
+      expect(await promValue('sum(render_duration_count{job="renderer"})')).toBeGreaterThanOrEqual(5);
     });
   });
 

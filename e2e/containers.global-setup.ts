@@ -32,10 +32,15 @@ function run(cmd: string, args: string[], timeoutMs: number) {
 
 export default function setup(project: TestProject) {
   const state = mkdtempSync(join(tmpdir(), 'containers-'));
+  let stopped = false;
   const stop = () => {
+    if (stopped) return;
+    stopped = true;
     run('bash', [SCRIPT, 'down', state], 60_000);
     rmSync(state, { recursive: true, force: true });
   };
+  // An interrupted run (Ctrl-C) skips the teardown: the engine's processes are stopped on exit anyway.
+  process.once('exit', stop);
 
   const up = run('bash', [SCRIPT, 'up', state], 20 * 60_000);
   if (up.status !== 0) {
