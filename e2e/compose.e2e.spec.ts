@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { generate } from 'selfsigned';
 import { DockerComposeEnvironment, Wait, type StartedDockerComposeEnvironment } from 'testcontainers';
 import { ensureSelfSignedCertificate } from '@app/stack';
 import {
@@ -86,6 +87,18 @@ const sampleSum = (text: string, name: string) =>
     .filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
     .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
 
+/** Warnings and errors the services logged, printed at the end: what to look at when a test failed. */
+async function printWarnings(services: string[]) {
+  for (const service of services) {
+    const names = (await podman('ps', '-a', '--format', '{{.Names}}', '--filter', `name=${PROJECT}_${service}_`)).split('\n').filter(Boolean);
+    for (const name of names) {
+      const { stdout, stderr } = await run('podman', ['logs', '--tail', '300', name], { encoding: 'utf8', maxBuffer: 32 * 1024 * 1024 });
+      const worth = `${stdout}${stderr}`.split('\n').filter((l) => /"level":(40|50|60)/.test(l));
+      if (worth.length > 0) console.warn(`--- ${name}\n${worth.slice(-15).map((l) => l.slice(0, 600)).join('\n')}`);
+    }
+  }
+}
+
 const skip = containers.skip;
 
 describe.skipIf(skip !== undefined)(`docker compose up, through testcontainers${skip ? ` (skipped: ${skip})` : ''}`, () => {
@@ -99,8 +112,20 @@ describe.skipIf(skip !== undefined)(`docker compose up, through testcontainers${
       { listenHost: '0.0.0.0' },
     );
     otlp = await startOtlpReceiver({ listenHost: '0.0.0.0' });
-    receiver = await startWebhookReceiver({ secret: () => account.secretKey, listenHost: '0.0.0.0' });
     tlsDir = mkdtempSync(join(tmpdir(), 'compose-tls-'));
+    // Webhooks go out over https only: the receiver has a certificate for the name the containers reach
+    // it by, and the dispatcher trusts it (NODE_EXTRA_CA_CERTS in docker-compose.test.yml).
+    const receiverTls = await generate([{ name: 'commonName', value: HOST }], {
+      keySize: 2048,
+      algorithm: 'sha256',
+      extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: HOST }] }],
+    });
+    writeFileSync(join(tlsDir, 'webhook-receiver.pem'), receiverTls.cert);
+    receiver = await startWebhookReceiver({
+      secret: () => account.secretKey,
+      tls: { cert: receiverTls.cert, key: receiverTls.private },
+      listenHost: '0.0.0.0',
+    });
     ({ certPem } = await ensureSelfSignedCertificate(tlsDir));
     // The edge runs as the image's unprivileged user.
     chmodSync(tlsDir, 0o755);
@@ -128,11 +153,22 @@ describe.skipIf(skip !== undefined)(`docker compose up, through testcontainers${
     edgePort = compose.getContainer(containerName('edge-http')).getMappedPort(8443);
     prometheusPort = compose.getContainer(containerName('prometheus')).getMappedPort(9090);
 
-    const created = await compose
-      .getContainer(containerName('auth-quota'))
-      .exec(['node', 'services/auth-quota/dist/entrypoints/cli/admin.js', 'create-account', '--plan', 'scale', '--name', 'compose']);
-    expect(created.exitCode, created.output).toBe(0);
-    const res = JSON.parse(created.stdout) as { account: { account_id: string }; access_key: string; secret_key: string };
+    // The first calls after start-up may find a backing service still warming up: the CLI is retried.
+    let created: { exitCode: number; output: string; stdout: string } | undefined;
+    await until(
+      async () => {
+        created = await compose!
+          .getContainer(containerName('auth-quota'))
+          .exec(['node', 'services/auth-quota/dist/entrypoints/cli/admin.js', 'create-account', '--plan', 'scale', '--name', 'compose']);
+        return created.exitCode === 0;
+      },
+      120_000,
+      'an account created with the admin CLI in the auth-quota container',
+      2_000,
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}: ${created?.output}`);
+    });
+    const res = JSON.parse(created!.stdout) as { account: { account_id: string }; access_key: string; secret_key: string };
     account = { accountId: res.account.account_id, accessKey: res.access_key, secretKey: res.secret_key };
 
     // Scheduled now so that its first run falls while the other tests go on.
@@ -150,6 +186,7 @@ describe.skipIf(skip !== undefined)(`docker compose up, through testcontainers${
 
   afterAll(async () => {
     hold.release();
+    if (compose) await printWarnings(['edge-http', 'renderer', 'webhook-dispatcher', 'scheduler']);
     await compose?.down({ removeVolumes: true, timeout: 2_000 });
     await Promise.all([fixture?.close(), otlp?.close(), receiver?.close()]);
     if (tlsDir) rmSync(tlsDir, { recursive: true, force: true });
@@ -178,7 +215,7 @@ describe.skipIf(skip !== undefined)(`docker compose up, through testcontainers${
 
   describe('When an async render names a webhook', () => {
     it('should deliver a webhook signed with the account secret, and its trace crosses edge, auth-quota, renderer and webhook-dispatcher', async () => {
-      const res = await call('POST', '/v1/screenshot', { url: page('/page'), async: true, webhook_url: `${receiver.url.replace('127.0.0.1', HOST)}/hook` });
+      const res = await call('POST', '/v1/screenshot', { url: page('/page'), async: true, webhook_url: `${receiver.url.replace('localhost', HOST)}/hook` });
       expect(res.status, res.body.toString()).toBe(202);
       const { id } = res.json<{ id: string }>();
       await until(() => receiver.accepted().length > 0, 90_000, 'the webhook');
@@ -215,7 +252,7 @@ describe.skipIf(skip !== undefined)(`docker compose up, through testcontainers${
       const renders = Array.from({ length: 6 }, (_, i) => call('POST', '/v1/screenshot', { url: page(`/hold?i=${i}`) }));
       await until(() => hold.waiting === 6, 60_000, 'six renders in flight');
       hold.release();
-      for (const res of await Promise.all(renders)) expect(res.status).toBe(200);
+      for (const res of await Promise.all(renders)) expect(res.status, res.body.toString().slice(0, 300)).toBe(200);
       const after = await Promise.all([1, 2].map(async (n) => sampleSum(await metricsOf(containerName('renderer', n), 9102), 'render_duration_count')));
       expect(after[0]! - before[0]!).toBeGreaterThan(0);
       expect(after[1]! - before[1]!).toBeGreaterThan(0);
