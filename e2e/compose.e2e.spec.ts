@@ -237,6 +237,8 @@ describe.skipIf(skip !== undefined)(`docker compose up, through testcontainers${
         'a succeeded run',
         2_000,
       );
+      // Its later runs would be charged to the same account while the usage is counted below.
+      expect((await call('DELETE', `/v1/tasks/${taskId}`)).status).toBeLessThan(300);
       const creation = new Set(otlp.byTrace(taskTraceId).map((s) => s.service));
       expect([...creation]).toEqual(expect.arrayContaining(['edge-http', 'scheduler']));
       expect(new Set(otlp.spans.map((s) => s.service))).toEqual(
