@@ -30,9 +30,21 @@ export default defineConfig({
           name: 'e2e',
           sequence: { groupOrder: 2 },
           include: ['e2e/**/*.e2e.spec.ts'],
+          exclude: ['e2e/compose.e2e.spec.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
           fileParallelism: false,
+        },
+      },
+      {
+        // docker-compose.yml in containers (podman, provisioned by the global setup), through testcontainers.
+        test: {
+          name: 'compose',
+          sequence: { groupOrder: 3 },
+          include: ['e2e/compose.e2e.spec.ts'],
+          globalSetup: ['e2e/containers.global-setup.ts'],
+          testTimeout: 180_000,
+          hookTimeout: 900_000,
         },
       },
     ],

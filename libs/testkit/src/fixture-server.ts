@@ -53,7 +53,8 @@ const DEFAULT_ROUTES: Record<string, Handler> = {
 /** A local HTTP (or, given a certificate, HTTPS) server serving test pages on 127.0.0.1 and recording every request it gets. */
 export async function startFixtureServer(
   routes: Record<string, Handler> = {},
-  opts: { tls?: { cert: string; key: string } } = {},
+  /** listenHost: the address to listen on (0.0.0.0 for containers reaching the host); origin stays 127.0.0.1. */
+  opts: { tls?: { cert: string; key: string }; listenHost?: string } = {},
 ): Promise<FixtureServer> {
   const table = new Map<string, Handler>(Object.entries({ ...DEFAULT_ROUTES, ...routes }));
   const requests: RecordedRequest[] = [];
@@ -66,7 +67,7 @@ export async function startFixtureServer(
     res.end('not found');
   };
   const server: Server = opts.tls ? createHttpsServer(opts.tls, listener) : createHttpServer(listener);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, opts.listenHost ?? '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
     origin: `${opts.tls ? 'https' : 'http'}://127.0.0.1:${port}`,

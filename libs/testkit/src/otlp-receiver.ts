@@ -21,7 +21,7 @@ interface OtlpJson {
  * A minimal OTLP/HTTP (JSON) trace receiver: the services export to it as they would to a collector,
  * and tests read the spans back.
  */
-export async function startOtlpReceiver() {
+export async function startOtlpReceiver(opts: { listenHost?: string } = {}) {
   const spans: ReceivedSpan[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -43,7 +43,7 @@ export async function startOtlpReceiver() {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, opts.listenHost ?? '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
     endpoint: `http://127.0.0.1:${port}`,

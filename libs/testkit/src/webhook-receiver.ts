@@ -70,6 +70,8 @@ export async function startWebhookReceiver(opts: {
   secret: () => string;
   answer?: (n: number, req: IncomingMessage) => ReceiverAnswer;
   tls?: { cert: string; key: string };
+  /** The address to listen on (0.0.0.0 for containers reaching the host); `url` stays on 127.0.0.1. */
+  listenHost?: string;
 }): Promise<WebhookReceiver> {
   const received: ReceivedWebhook[] = [];
   let inFlight = 0;
@@ -107,7 +109,7 @@ export async function startWebhookReceiver(opts: {
     });
   };
   const server = opts.tls ? createHttpsServer({ cert: opts.tls.cert, key: opts.tls.key }, handler) : createHttpServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, opts.listenHost ?? '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
     url: opts.tls ? `https://localhost:${port}` : `http://127.0.0.1:${port}`,
