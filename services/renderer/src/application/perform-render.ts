@@ -1,5 +1,5 @@
 import { AppError, ack, dispositionAfter, errors, isAppError, nak, type Disposition } from '@app/errors';
-import { encodeResultMeta } from '@app/messaging';
+import { encodeResultMeta } from '@app/render-contracts';
 import { RenderParams, type RenderFinished, type RenderJob } from '@app/proto/render';
 import { OPERATIONS as RENDER_OPERATIONS, formatOf, renderBudgetMs, timeoutSecondsOf } from '@app/render-params';
 import type { RenderOperation } from '../render/types.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { decodeResultMeta } from '@app/messaging';
+import { decodeResultMeta } from '@app/render-contracts';
 import { RenderJob, RenderParams, type RenderFinished, type RenderStarted } from '@app/proto/render';
 import { performRender } from './perform-render.js';
 import { AppError } from '@app/errors';
