@@ -3,3 +3,4 @@
 export * from './render-jobs.js';
 export * from './result-object.js';
 export * from './render-status-keys.js';
+export * from './render-producers.js';
