@@ -1,10 +1,12 @@
+import { OPERATIONS } from '@app/render-params';
+
 /**
  * The scheduled task aggregate: commands, events and state. Times are Unix milliseconds; every time and
  * id comes in on the command, so deciding is pure.
  */
 
 /** The operations a task can run: every render operation of the API. */
-export const TASK_APIS = ['screenshot', 'pdf', 'scrape', 'screencast'] as const;
+export const TASK_APIS = OPERATIONS;
 export type TaskApi = (typeof TASK_APIS)[number];
 
 export const FREQUENCIES = ['every_minute', 'every_hour', 'every_day', 'every_month', 'custom'] as const;
