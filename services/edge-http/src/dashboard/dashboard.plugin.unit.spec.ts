@@ -72,7 +72,7 @@ const signIn = async () => {
 
 describe('Dashboard HTTP', () => {
   describe('When the playground asks for the output formats', () => {
-    it('should answer every operation's formats as the API validates them', async () => {
+    it('should answer the formats of every operation as the API validates them', async () => {
       const res = await app.inject({ method: 'GET', url: '/dashboard/api/formats' });
       expect(res.statusCode).toBe(200);
       expect(res.json()).toEqual({ formats: { screenshot: ['jpeg', 'png', 'webp', 'gif'], pdf: ['pdf'], scrape: ['html', 'md'], screencast: ['mp4', 'webm', 'mov', 'avi'] } });
