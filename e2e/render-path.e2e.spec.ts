@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RENDER_PRODUCERS } from '@app/render-contracts';
 import {
   holdRoute,
   imageInfo,
@@ -220,7 +221,8 @@ describe('Renderer replicas', () => {
       await until(() => hold.waiting === 6, 20_000, 'six renders in flight');
       hold.release();
       for (const res of await Promise.all(responses)) expect(res.status).toBe(200);
-      const renderers = new Set(finished.events.slice(from).map((e) => e.renderer_id));
+      const rendered = finished.events.slice(from).filter((e) => e.producer === RENDER_PRODUCERS.renderer);
+      const renderers = new Set(rendered.map((e) => e.renderer_id));
       expect(renderers).toEqual(new Set(['renderer-1', 'renderer-2']));
     });
   });
@@ -237,7 +239,7 @@ describe('Renderer replicas', () => {
       const results = await Promise.all(responses);
       for (const res of results) expect(res.status, res.body.toString().slice(0, 200)).toBe(200);
       for (const res of results) expect(await pixelAt(res.body, 10, 10)).toEqual([0, 255, 0]);
-      const succeeded = finished.events.slice(from).filter((e) => e.status === 'succeeded');
+      const succeeded = finished.events.slice(from).filter((e) => e.status === 'succeeded' && e.producer === RENDER_PRODUCERS.renderer);
       expect(succeeded.some((e) => e.renderer_id === 'renderer-2')).toBe(true);
       await stack.addRenderer();
     });

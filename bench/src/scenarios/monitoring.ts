@@ -1,6 +1,7 @@
 import { credentials } from '@grpc/grpc-js';
 import sharp from 'sharp';
-import { BUCKETS, Objm, SUBJECTS, connectNats, encodeResultMeta, jetstream } from '@app/messaging';
+import { BUCKETS, Objm, SUBJECTS, connectNats, jetstream } from '@app/messaging';
+import { encodeResultMeta } from '@app/render-contracts';
 import { RenderFinished, RenderJob } from '@app/proto/render';
 import { SchedulerServiceClient, TaskChangedEvent } from '@app/proto/scheduler';
 import type { Stack } from '@app/stack';

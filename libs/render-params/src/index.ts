@@ -7,3 +7,4 @@ export * from './screencast.js';
 export * from './defaults.js';
 export { isIanaTimeZone } from './time-zone.js';
 export * from './plan-features.js';
+export * from './result-formats.js';

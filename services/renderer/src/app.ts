@@ -9,11 +9,11 @@ import {
   ensureTopology,
   jetstream,
   jetstreamManager,
-  renderJobInputs,
   startCapacityHeartbeat,
   type CapacityHeartbeat,
   type NatsConnection,
 } from '@app/messaging';
+import { renderJobInputs } from '@app/render-contracts';
 import { checkTargetUrl, startEgressProxy } from '@app/net-guard';
 import { startHealthServer, type App, type HealthServer } from '@app/runtime';
 import type { RendererConfig } from './config.js';

@@ -1,16 +1,5 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-
-/** Access keys identify an account; secret keys sign requests and webhooks. Both are shown once. */
-export const generateAccessKey = (): string => `ak_${randomBytes(24).toString('base64url')}`;
-export const generateSecretKey = (): string => `sk_${randomBytes(32).toString('base64url')}`;
-
-/** Keys are long random strings, so a fast SHA-256 is the right hash: it allows indexed lookup. */
-export const hashKey = (key: string): string => createHash('sha256').update(key, 'utf8').digest('hex');
-
-export interface SecretBox {
-  seal(plaintext: string): string;
-  open(sealed: string): string;
-}
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import type { SecretBox } from '../application/ports.js';
 
 /**
  * AES-256-GCM sealing of secret keys at rest. The secret key must be recoverable (it keys the HMAC of

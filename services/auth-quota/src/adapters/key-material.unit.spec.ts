@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { aesGcmSecretBox, generateAccessKey, hashKey } from './key-material.js';
+import { generateAccessKey, hashKey } from '../domain/account/keys.js';
+import { aesGcmSecretBox } from './key-material.js';
 
 describe('Key material', () => {
   describe('When a secret is sealed', () => {

@@ -1,17 +1,6 @@
 import { hasCode } from '@app/errors';
 import type { EventStore } from '@app/event-store';
-
-/**
- * Every committed render is also an event (an audit trail of usage, read by reports), appended after
- * the quota-limits bucket counted it. The bucket is what admission counts on; the journal carries
- * older usage into it once, when a deployment first runs with the bucket.
- */
-export interface UsageJournal {
-  /** Appends one committed unit; idempotent per reservation id, safe from any replica. */
-  record(accountId: string, month: string, reservationId: string): Promise<void>;
-  /** Committed usage per account and month, from every usage stream. */
-  load(): Promise<{ accountId: string; month: string; used: number }[]>;
-}
+import type { UsageJournal } from '../application/ports.js';
 
 export const usageStreamId = (accountId: string, month: string) => `usage-${accountId}-${month}`;
 const USAGE_EVENT = 'QuotaUnitUsed';

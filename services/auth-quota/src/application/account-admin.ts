@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { AppError } from '@app/errors';
 import type { BillingStatus, OpenAccountState, StoredKeys } from '../domain/account/account.js';
 import type { Plan } from '../domain/account/plans.js';
-import { generateAccessKey, generateSecretKey, hashKey, type SecretBox } from '../adapters/key-material.js';
-import type { AccountChangeNotifier, AccountCommands, AccountDirectory, Clock } from './ports.js';
+import { generateAccessKey, generateSecretKey, hashKey } from '../domain/account/keys.js';
+import type { AccountChangeNotifier, AccountCommands, AccountDirectory, Clock, SecretBox } from './ports.js';
 
 export interface IssuedKeys {
   accessKey: string;

@@ -5,7 +5,7 @@ import type { Plan, PlanLimits } from '../domain/account/plans.js';
 import { hmacHex } from '../domain/account/signature.js';
 import { daysOfMonthSoFar, type DayUsage } from '../domain/limits/daily-usage.js';
 import { monthOf } from '../domain/limits/account-limits.js';
-import { hashKey } from '../adapters/key-material.js';
+import { hashKey } from '../domain/account/keys.js';
 import type { AccountAdmin } from './account-admin.js';
 import type { Admission } from './admission.js';
 import type { AccountDirectory, Clock, DailyUsageSource } from './ports.js';

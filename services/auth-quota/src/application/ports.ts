@@ -37,3 +37,22 @@ export interface LimitsStore {
 export interface DailyUsageSource {
   byDay(accountId: string, month: string): Promise<Map<string, number>>;
 }
+
+/** Seals secret keys at rest and opens them to check a signature or show the key. */
+export interface SecretBox {
+  seal(plaintext: string): string;
+  open(sealed: string): string;
+}
+
+/**
+ * Every committed render is also an event (an audit trail of usage and the dashboard's usage by day),
+ * appended after the quota-limits bucket counted it. The bucket is the one source of committed usage
+ * that admission and GET /v1/usage read; the journal is read into it only at start, where the bucket
+ * lacks it (a deployment's first run with the bucket, or a bucket lost).
+ */
+export interface UsageJournal {
+  /** Appends one committed unit; idempotent per reservation id, safe from any replica. */
+  record(accountId: string, month: string, reservationId: string): Promise<void>;
+  /** Committed usage per account and month, from every usage stream. */
+  load(): Promise<{ accountId: string; month: string; used: number }[]>;
+}

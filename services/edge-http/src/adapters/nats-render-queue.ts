@@ -1,5 +1,6 @@
 import { errors } from '@app/errors';
-import { SUBJECTS, busStatus, type BusStatus, type NatsConnection, type RenderJobPublisher } from '@app/messaging';
+import { SUBJECTS, busStatus, type BusStatus, type NatsConnection } from '@app/messaging';
+import { type RenderJobPublisher } from '@app/render-contracts';
 import { RenderFinished } from '@app/proto/render';
 import type { RenderQueue } from '../application/ports.js';
 import { RenderNotStarted, RenderWaitTimeout } from '../application/render-sync.js';

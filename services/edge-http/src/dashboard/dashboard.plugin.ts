@@ -14,6 +14,7 @@ import { sessionRoutes } from './routes/session.routes.js';
 import { accountRoutes } from './routes/account.routes.js';
 import { dashboardTaskRoutes } from './routes/tasks.routes.js';
 import { dashboardRendersRoutes } from './routes/renders.routes.js';
+import { formatsRoutes } from './routes/formats.routes.js';
 
 export interface DashboardOptions {
   sessions: DashboardSessions;
@@ -67,6 +68,7 @@ export async function dashboardPlugin(app: FastifyInstance, opts: DashboardOptio
         if (isChange(request)) assertSameOrigin(request, opts.publicUrl);
       });
       await api.register(sessionRoutes, { sessions: opts.sessions, throttle: opts.signInThrottle, clock: opts.clock });
+      await api.register(formatsRoutes);
       await api.register(async (signedIn) => {
         signedIn.addHook('preHandler', requireSession(opts.sessions));
         await signedIn.register(accountRoutes, opts);

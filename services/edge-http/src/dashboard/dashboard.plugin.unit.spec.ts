@@ -74,6 +74,14 @@ const signIn = async () => {
 };
 
 describe('Dashboard HTTP', () => {
+  describe('When the playground asks for the output formats', () => {
+    it('should answer the formats of every operation as the API validates them', async () => {
+      const res = await app.inject({ method: 'GET', url: '/dashboard/api/formats' });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual({ formats: { screenshot: ['jpeg', 'png', 'webp', 'gif'], pdf: ['pdf'], scrape: ['html', 'md'], screencast: ['mp4', 'webm', 'mov', 'avi'] } });
+    });
+  });
+
   describe('When the page is asked for', () => {
     it('should serve it and its assets from the service with a strict CSP', async () => {
       const page = await app.inject({ method: 'GET', url: '/dashboard' });

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { keyToken, type KV } from '@app/messaging';
+import { type KV } from '@app/messaging';
+import { keyToken } from '@app/render-contracts';
 import type { RenderStatusStore } from '../results/ports.js';
 import type { RecentRenders } from './ports.js';
 

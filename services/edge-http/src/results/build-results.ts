@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@app/logging';
-import { EXPIRY_SWEEP_LEASE_KEY, kvLease, type JetStreamClient, type KV, type ObjectStore, type RenderJobPublisher } from '@app/messaging';
+import { kvLease, type JetStreamClient, type KV, type ObjectStore } from '@app/messaging';
+import { EXPIRY_SWEEP_LEASE_KEY, type RenderJobPublisher } from '@app/render-contracts';
 import type { EdgeConfig } from '../config.js';
 import type { Clock, TargetGuard } from '../application/ports.js';
 import type { RenderSync } from '../application/render-sync.js';

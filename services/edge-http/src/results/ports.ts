@@ -1,4 +1,4 @@
-import type { WebhookState } from '@app/messaging';
+import type { WebhookState } from '@app/render-contracts';
 import type { RenderFinished, RenderJob } from '@app/proto/render';
 import type { RenderRecord } from './render-record.js';
 

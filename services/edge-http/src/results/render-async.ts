@@ -1,5 +1,6 @@
 import { checkRenderTargets } from '@app/net-guard';
 import type { RenderParams } from '@app/proto/render';
+import { RENDER_PRODUCERS } from '@app/render-contracts';
 import { formatOf, renderBudgetMs, type Operation } from '@app/render-params';
 import type { JobPublisher, RenderStatusStore, WebhookGuard } from './ports.js';
 import type { Clock, TargetGuard } from '../application/ports.js';
@@ -94,7 +95,7 @@ export function renderAsync(deps: {
             started_unix_ms: nowMs,
             finished_unix_ms: nowMs,
             origin: 'api',
-            renderer_id: 'edge-cache',
+            producer: RENDER_PRODUCERS.edgeCache,
             async: true,
             webhook_url: params.webhook_url,
             webhook_signed: params.webhook_signed,

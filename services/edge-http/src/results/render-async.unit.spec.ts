@@ -95,6 +95,9 @@ describe('renderAsync', () => {
       expect(jobs.announced[0]).toMatchObject({ job_id: 'render-1', status: 'succeeded', webhook_url: 'https://hooks.example/x', async: true });
       expect(jobs.announced[0]!.reservation_id).toBeUndefined();
       expect(jobs.announcedKinds).toEqual(['cache-hit']);
+      // The edge answered it from its cache: the event names that producer, never a renderer.
+      expect(jobs.announced[0]).toMatchObject({ producer: 'edge-cache' });
+      expect(jobs.announced[0]!.renderer_id ?? '').toBe('');
       // The webhook names the cached file.
       expect(jobs.announced[0]).toMatchObject({ placement: { object_name: file.objectName }, files_base_url: 'https://api.example/v1/files/' });
     });

@@ -1,5 +1,5 @@
 import { AppError } from '@app/errors';
-import type { WebhookState } from '@app/messaging';
+import type { WebhookState } from '@app/render-contracts';
 import type { RenderStatusStore } from './ports.js';
 import type { Clock } from '../application/ports.js';
 

@@ -1,3 +1,4 @@
+import { RENDER_PRODUCERS } from '@app/render-contracts';
 import type { CacheIndex, JobPublisher, ResultFiles, RenderStatusStore } from './ports.js';
 import type { Clock } from '../application/ports.js';
 import { isStuck } from './render-record.js';
@@ -50,7 +51,7 @@ export function sweepExpired(deps: {
         started_unix_ms: r.startedMs ?? nowMs,
         finished_unix_ms: nowMs,
         origin: 'api',
-        renderer_id: 'edge-watchdog',
+        producer: RENDER_PRODUCERS.edgeWatchdog,
         reservation_id: r.reservationId,
         async: true,
         created_unix_ms: r.createdMs,

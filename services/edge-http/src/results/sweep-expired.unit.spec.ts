@@ -45,7 +45,10 @@ describe('sweepExpired', () => {
         webhook_url: 'https://hooks.example/x',
         async: true,
         origin: 'api',
+        producer: 'edge-watchdog',
       });
+      // No renderer rendered it: the event names its producer, never a renderer.
+      expect(jobs.announced[0]!.renderer_id ?? '').toBe('');
     });
   });
 });

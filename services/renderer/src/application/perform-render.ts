@@ -1,5 +1,5 @@
 import { AppError, ack, dispositionAfter, errors, isAppError, nak, type Disposition } from '@app/errors';
-import { encodeResultMeta } from '@app/messaging';
+import { RENDER_PRODUCERS, encodeResultMeta } from '@app/render-contracts';
 import { RenderParams, type RenderFinished, type RenderJob } from '@app/proto/render';
 import { OPERATIONS as RENDER_OPERATIONS, formatOf, renderBudgetMs, timeoutSecondsOf } from '@app/render-params';
 import type { RenderOperation } from '../render/types.js';
@@ -56,6 +56,7 @@ export function performRender(deps: {
       task_id: job.task_id,
       run_id: job.run_id,
       renderer_id: deps.rendererId,
+      producer: RENDER_PRODUCERS.renderer,
       // Everything the consumers of the event need (status, quota, cache, webhook), copied from the job.
       reservation_id: job.reservation_id,
       async: params.async ?? false,

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { decodeResultMeta } from '@app/messaging';
+import { decodeResultMeta } from '@app/render-contracts';
 import { RenderJob, RenderParams, type RenderFinished, type RenderStarted } from '@app/proto/render';
 import { performRender } from './perform-render.js';
 import { AppError } from '@app/errors';
@@ -46,7 +46,7 @@ describe('performRender', () => {
       await perform(job(), { isLast: false });
       expect(puts[0]!.name).toBe('job-1');
       expect(decodeResultMeta(puts[0]!.metadata)).toMatchObject({ accountId: 'acc', kind: 'transient', contentType: 'image/png', expiresUnixMs: NOW + 3_600_000 });
-      expect(finished[0]).toMatchObject({ status: 'succeeded', async: false, format: 'png', result: { object_name: 'job-1', expires_unix_ms: NOW + 3_600_000 } });
+      expect(finished[0]).toMatchObject({ status: 'succeeded', producer: 'renderer', renderer_id: 'renderer-1', async: false, format: 'png', result: { object_name: 'job-1', expires_unix_ms: NOW + 3_600_000 } });
       expect(started).toHaveLength(0);
     });
   });

@@ -1,5 +1,6 @@
 import { announceReservationWithoutJob } from '@app/admission-client';
-import type { JetStreamClient, RenderJobPublisher } from '@app/messaging';
+import type { JetStreamClient } from '@app/messaging';
+import type { RenderJobPublisher } from '@app/render-contracts';
 import type { RenderJobs } from '../application/ports.js';
 
 /**

@@ -1,4 +1,5 @@
-import { decodeResultMeta, encodeResultMeta, type ObjectStore } from '@app/messaging';
+import type { ObjectStore } from '@app/messaging';
+import { decodeResultMeta, encodeResultMeta } from '@app/render-contracts';
 import type { Clock, ResultStore } from '../application/ports.js';
 
 /**

@@ -1,4 +1,5 @@
-import { BUCKETS, Objm, SUBJECTS, encodeResultMeta, jetstream, type NatsConnection } from '@app/messaging';
+import { BUCKETS, Objm, SUBJECTS, jetstream, type NatsConnection } from '@app/messaging';
+import { encodeResultMeta } from '@app/render-contracts';
 import { RenderFinished, type RenderJob } from '@app/proto/render';
 import { renderJobsIn } from './nats.js';
 

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { STREAMS, SUBJECTS, connectNats, ensureTopology, jetstream, jetstreamManager, openRenderJobPublisher, type NatsConnection } from '@app/messaging';
+import { STREAMS, SUBJECTS, connectNats, ensureTopology, jetstream, jetstreamManager, type NatsConnection } from '@app/messaging';
+import { openRenderJobPublisher } from '@app/render-contracts';
 import { RenderJob } from '@app/proto/render';
 import { startNatsServer } from '@app/stack';
 import { natsRenderJobs } from '../adapters/nats-render-jobs.js';

@@ -1,4 +1,5 @@
-import { decodeWebhookState, encodeWebhookState, webhookStateKey, type KV } from '@app/messaging';
+import { type KV } from '@app/messaging';
+import { decodeWebhookState, encodeWebhookState, webhookStateKey } from '@app/render-contracts';
 import type { DeliveryStates } from '../application/ports.js';
 
 /** Delivery state in the render-status KV bucket (`webhook.<render id>`), where the status API reads it. */

@@ -1,5 +1,5 @@
 import { hasCode, type Disposition } from '@app/errors';
-import { keyToken } from '@app/messaging';
+import { keyToken } from '@app/render-contracts';
 import type { RenderFinished } from '@app/proto/render';
 import { decideAfterAttempt, type RetryPolicy } from '../domain/delivery-decision.js';
 import { signDelivery } from '../domain/signature.js';

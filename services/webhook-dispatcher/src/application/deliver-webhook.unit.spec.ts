@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { AppError } from '@app/errors';
-import type { WebhookState } from '@app/messaging';
+import type { WebhookState } from '@app/render-contracts';
 import { RenderFinished } from '@app/proto/render';
 import type { AttemptOutcome } from '../domain/delivery-decision.js';
 import { deliverWebhook } from './deliver-webhook.js';

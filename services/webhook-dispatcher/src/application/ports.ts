@@ -1,4 +1,4 @@
-import type { WebhookState } from '@app/messaging';
+import type { WebhookState } from '@app/render-contracts';
 import type { AttemptOutcome } from '../domain/delivery-decision.js';
 
 /** The account's secret key (auth-quota GetSigningKey). */

@@ -1,5 +1,5 @@
 import type { Disposition } from '@app/errors';
-import type { WebhookState } from '@app/messaging';
+import type { WebhookState } from '@app/render-contracts';
 import { withJitter } from './retry-schedule.js';
 
 /** How one attempt ended. */

@@ -2,7 +2,8 @@ import { api, ApiError, errorOf } from './api.js';
 import { $, busy, clearProblems, copy, h, notice, showProblems } from './dom.js';
 import { session } from './session.js';
 
-const FORMATS: Record<string, string[]> = { screenshot: ['png', 'jpeg', 'webp', 'gif'], pdf: ['pdf'], scrape: ['html', 'md'] };
+/** Each operation's output formats, as the API validates them (asked of the service once). */
+let formats: Record<string, string[]> = {};
 const FORM = { prefix: 'pg-', errorId: 'pg-error', fieldOf: (p: string) => (document.getElementById(`pg-${p}`) ? p : 'extra') };
 let lastObjectUrl: string | undefined;
 
@@ -81,13 +82,19 @@ async function signedLink(): Promise<string> {
 
 function syncFormats(): void {
   const operation = value('pg-operation');
-  $('pg-format').replaceChildren(...FORMATS[operation]!.map((f) => h('option', {}, f)));
+  $('pg-format').replaceChildren(...(formats[operation] ?? []).map((f) => h('option', {}, f)));
   $<HTMLSelectElement>('pg-format').disabled = operation === 'pdf';
   $('pg-full_page').closest('.field')!.toggleAttribute('hidden', operation !== 'screenshot');
 }
 
 export function bindPlayground(): void {
   syncFormats();
+  void api<{ formats: Record<string, string[]> }>('GET', '/formats')
+    .then((answer) => {
+      formats = answer.formats;
+      syncFormats();
+    })
+    .catch(report);
   $('pg-operation').addEventListener('change', syncFormats);
   const form = $<HTMLFormElement>('pg-form');
   form.addEventListener('submit', (event) => {

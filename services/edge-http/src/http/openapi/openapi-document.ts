@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ERROR_CODES, reasonPhrase } from '@app/errors';
-import { FORMAT_BY_OPERATION, OPERATIONS, PARAMETERS, parameterDefaults, type Operation } from '@app/render-params';
+import { CONTENT_TYPE_BY_FORMAT, FORMAT_BY_OPERATION, OPERATIONS, PARAMETERS, RESULT_FORMATS, parameterDefaults, type Operation } from '@app/render-params';
 import { TASK_FIELDS, TASK_REQUIRED_FIELDS } from '../routes/tasks.routes.js';
 import { AsyncAccepted, DeviceList, ErrorBody, Health, Readiness, RenderStatus, TaskList, Task, TaskChanges, TaskRuns, Usage } from './response-schemas.js';
 
@@ -45,13 +45,10 @@ function componentSchemas(): Json {
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const componentName = (schema: z.ZodType): string => (z.globalRegistry.get(schema)?.id as string | undefined) ?? 'Unknown';
 
-/** Media types of a render's result, per operation (an operation not listed answers whatever it renders). */
-const RESULT_TYPES: Record<string, string[]> = {
-  screenshot: ['image/jpeg', 'image/png', 'image/webp', 'image/gif'],
-  pdf: ['application/pdf'],
-  scrape: ['text/html', 'text/markdown'],
-  screencast: ['video/mp4', 'video/quicktime', 'video/webm', 'video/x-msvideo'],
-};
+/** Media types of a render's result, per operation: those of its output formats. */
+const RESULT_TYPES: Record<string, string[]> = Object.fromEntries(
+  OPERATIONS.map((op) => [op, RESULT_FORMATS[op].map((format) => CONTENT_TYPE_BY_FORMAT[format] ?? '*/*')]),
+);
 
 // ---------------------------------------------------------------------------------------------------
 // Headers the service sends

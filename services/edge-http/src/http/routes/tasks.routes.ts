@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AppError, ValidationError, type ParameterProblem } from '@app/errors';
-import { CALLER_PARAMETERS } from '@app/render-params';
+import { CALLER_PARAMETERS, OPERATIONS } from '@app/render-params';
 import { filesBaseUrl } from '../reservation.js';
 
 /** A scheduled task as the API returns it (spec: Scheduled task). Times are Unix seconds. */
@@ -89,7 +89,7 @@ const text = (name: string, description: string) => z.string({ error: `${name} m
  */
 export const TASK_FIELDS = {
   name: text('name', 'A name for the task, at most 100 characters.'),
-  api: text('api', 'The operation the task runs: screenshot, pdf or scrape.'),
+  api: text('api', `The operation the task runs: ${OPERATIONS.join(', ')}.`),
   query: text('query', "The operation's parameters as a query string, without access_key (validated like the call itself)."),
   frequency: text('frequency', 'every_minute, every_hour, every_day, every_month, or custom (with crontab).'),
   // A null crontab is the same as none (a client clearing it while choosing a fixed frequency).

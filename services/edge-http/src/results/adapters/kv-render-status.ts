@@ -1,4 +1,5 @@
-import { RENDER_STATUS_KEYS, decodeWebhookState, renderStatusKey, webhookStateKey, type KV } from '@app/messaging';
+import { type KV } from '@app/messaging';
+import { RENDER_STATUS_KEYS, decodeWebhookState, renderStatusKey, webhookStateKey } from '@app/render-contracts';
 import type { RenderStatusStore } from '../ports.js';
 import type { RenderRecord } from '../render-record.js';
 

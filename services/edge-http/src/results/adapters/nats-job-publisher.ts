@@ -1,4 +1,5 @@
-import { SUBJECTS, traceHeaders, type JetStreamClient, type RenderJobPublisher } from '@app/messaging';
+import { SUBJECTS, traceHeaders, type JetStreamClient } from '@app/messaging';
+import { type RenderJobPublisher } from '@app/render-contracts';
 import { RenderFinished } from '@app/proto/render';
 import type { JobPublisher } from '../ports.js';
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUCKETS, Kvm, Objm, encodeResultMeta, encodeWebhookState, webhookStateKey, type NatsConnection } from '@app/messaging';
+import { BUCKETS, Kvm, Objm, type NatsConnection } from '@app/messaging';
+import { encodeResultMeta, encodeWebhookState, webhookStateKey } from '@app/render-contracts';
 import { startTestBus, type TestBus } from '@app/testkit';
 import type { RenderRecord } from '../render-record.js';
 import { kvCacheIndex } from './kv-cache-index.js';

@@ -1,4 +1,5 @@
-import { decodeResultMeta, type ObjectInfo, type ObjectStore } from '@app/messaging';
+import { type ObjectInfo, type ObjectStore } from '@app/messaging';
+import { decodeResultMeta } from '@app/render-contracts';
 import type { ResultFiles, StoredFile } from '../ports.js';
 
 function toFile(info: ObjectInfo): StoredFile | undefined {

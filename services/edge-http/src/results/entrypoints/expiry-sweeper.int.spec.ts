@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '@app/logging';
-import { BUCKETS, EXPIRY_SWEEP_LEASE_KEY, Kvm, kvLease, type KV } from '@app/messaging';
+import { BUCKETS, Kvm, kvLease, type KV } from '@app/messaging';
+import { EXPIRY_SWEEP_LEASE_KEY } from '@app/render-contracts';
 import { startTestBus, type TestBus } from '@app/testkit';
 import { expirySweeper } from './expiry-sweeper.js';
 

@@ -1,3 +1,4 @@
+import { OPERATIONS } from '@app/render-params';
 import type { Monitor, RunChange } from '../monitor/monitor.js';
 
 /**
@@ -6,7 +7,7 @@ import type { Monitor, RunChange } from '../monitor/monitor.js';
  */
 
 /** The operations a task can run: every render operation of the API. */
-export const TASK_APIS = ['screenshot', 'pdf', 'scrape', 'screencast'] as const;
+export const TASK_APIS = OPERATIONS;
 export type TaskApi = (typeof TASK_APIS)[number];
 
 export const FREQUENCIES = ['every_minute', 'every_hour', 'every_day', 'every_month', 'custom'] as const;

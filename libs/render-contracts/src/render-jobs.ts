@@ -1,10 +1,6 @@
-import { Objm, type ObjectStore } from '@nats-io/obj';
-import type { MsgHdrs, NatsConnection } from '@nats-io/transport-node';
 import { AppError } from '@app/errors';
+import { BUCKETS, Objm, SUBJECTS, traceHeaders, type MsgHdrs, type NatsConnection, type ObjectStore, type StreamPublish } from '@app/messaging';
 import { RenderJob, RenderParams } from '@app/proto/render';
-import type { StreamPublish } from './stream-publisher.js';
-import { BUCKETS, SUBJECTS } from './topology.js';
-import { traceHeaders } from './trace-headers.js';
 
 /**
  * A job whose encoded size is above this travels with its parameters by reference. Far below the

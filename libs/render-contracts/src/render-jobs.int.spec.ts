@@ -2,18 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RenderJob, RenderParams } from '@app/proto/render';
 import { shutdownTelemetry, startTelemetry, withSpan } from '@app/telemetry';
 import { startTestBus, type TestBus } from '@app/testkit';
-import {
-  BUCKETS,
-  Objm,
-  STREAMS,
-  jetstreamManager,
-  renderJobInputs,
-  renderJobPublisher,
-  streamPublisher,
-  type ObjectStore,
-  type RenderJobPublisher,
-  type StreamPublisher,
-} from './index.js';
+import { BUCKETS, Objm, STREAMS, jetstreamManager, streamPublisher, type ObjectStore, type StreamPublisher } from '@app/messaging';
+import { renderJobInputs, renderJobPublisher, type RenderJobPublisher } from './render-jobs.js';
 
 // Render jobs published to the RENDER_JOBS stream of a real nats-server 2.9 and read back from it, with
 // the service's own telemetry running (spans not exported, their context propagated).
