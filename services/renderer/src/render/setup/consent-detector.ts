@@ -6,14 +6,15 @@ export const CONSENT_STATE = '__renderConsentState';
 export const DETECTOR_PREHIDE_ID = 'render-consent-prehide';
 
 interface DetectorInput extends ConsentSignatures {
-  binding: string;
+  /** Text of the console message by which a frame asks for the handler. */
+  signal: string;
   stateName: string;
   prehideId: string;
 }
 
 /**
  * Runs in every frame at document start: hides known popups from the first paint (autoconsent's
- * prehide styles) and asks for the full handler (through the binding) only when the frame's URL is one
+ * prehide styles) and asks for the full handler (a console message) only when the frame's URL is one
  * a site-specific rule is for, or a known popup's element or platform global shows up. A page with
  * nothing to hide never runs autoconsent.
  */
@@ -22,6 +23,8 @@ function detect(input: DetectorInput): void {
   if (w[input.stateName]) return;
   const state = { lifecycle: 'idle' };
   Object.defineProperty(window, input.stateName, { value: state, configurable: false });
+  // Taken before any script of the page runs: a page that silences its console does not silence this.
+  const ask = console.debug.bind(console, input.signal);
   const probe = document.createDocumentFragment();
   const parses = (selector: string): boolean => {
     try {
@@ -43,9 +46,7 @@ function detect(input: DetectorInput): void {
     state.lifecycle = 'requested';
     observer?.disconnect();
     if (pending) clearTimeout(pending);
-    Promise.resolve()
-      .then(() => (w[input.binding] as () => Promise<unknown>)())
-      .catch(() => undefined);
+    ask();
   };
   const check = (): void => {
     pending = undefined;
@@ -80,7 +81,7 @@ function detect(input: DetectorInput): void {
 }
 
 /** The detector's source for one set of signatures. */
-export function detectorScript(signatures: ConsentSignatures, binding: string): string {
-  const input: DetectorInput = { ...signatures, binding, stateName: CONSENT_STATE, prehideId: DETECTOR_PREHIDE_ID };
+export function detectorScript(signatures: ConsentSignatures, signal: string): string {
+  const input: DetectorInput = { ...signatures, signal, stateName: CONSENT_STATE, prehideId: DETECTOR_PREHIDE_ID };
   return `(${detect.toString()})(${JSON.stringify(input)});`;
 }

@@ -72,8 +72,11 @@ ${content}
 export const consentWanted = (params: RenderParams): boolean =>
   (params.block_annoyance ?? 'cookies_banner') !== 'none' && params.js_enabled !== false;
 
-/** Name of the binding a frame's detector calls for the handler. */
-const BINDING = '__renderConsentWanted';
+/**
+ * The console message by which a frame's detector asks for the handler (no binding to install: the page
+ * setup costs no extra round trip). A page that writes it itself only gets the handler run in it.
+ */
+const SIGNAL = '__renderConsentWanted';
 
 /** Runs the handler in every frame of the page whose detector asked for it (the script checks). */
 async function runHandler(page: Page): Promise<void> {
@@ -86,8 +89,10 @@ async function runHandler(page: Page): Promise<void> {
  */
 export const consentStep: PageSetupStep = async (page, params) => {
   if (!consentWanted(params)) return;
-  await page.exposeFunction(BINDING, () => runHandler(page));
-  await page.evaluateOnNewDocument(detectorScript(consentSignatures(), BINDING));
+  page.on('console', (message) => {
+    if (message.type() === 'debug' && message.text() === SIGNAL) void runHandler(page);
+  });
+  await page.evaluateOnNewDocument(detectorScript(consentSignatures(), SIGNAL));
 };
 
 /** autoconsent's lifecycle states while it is handling a popup it found (opting out). */
