@@ -23,7 +23,22 @@ const serve = (type: string, body: string) => (_req: IncomingMessage, res: Serve
 /** A long page (the small page eight times) for the scroll screencast. */
 const LONG_PAGE = PAGE.replace(/<body>([\s\S]*)<\/body>/, (_, body: string) => `<body>${body.repeat(8)}</body>`);
 
+/**
+ * The small page with a cookie banner of a common consent platform (markup modelled on OneTrust's, which
+ * the banner handling knows): fixed at the bottom of the viewport, closed by its "Reject all" button.
+ */
+const CONSENT_PAGE = PAGE.replace(
+  '</body>',
+  `<div id="onetrust-consent-sdk"><div id="onetrust-banner-sdk" class="otFlat" style="position:fixed;left:0;right:0;bottom:0;height:200px;background:#1f3b8a;color:#fff">
+<p id="onetrust-policy-text">We use cookies to improve your experience.</p><div id="onetrust-button-group">
+<button id="onetrust-pc-btn-handler">Cookie settings</button><button id="onetrust-reject-all-handler">Reject all</button>
+<button id="onetrust-accept-btn-handler">Accept all cookies</button></div></div></div>
+<script>window.OneTrust = {}; document.getElementById('onetrust-reject-all-handler').onclick = () => document.getElementById('onetrust-consent-sdk').remove();</script>
+</body>`,
+);
+
 export const BENCH_ROUTES = {
+  '/bench-consent': serve('text/html; charset=utf-8', CONSENT_PAGE),
   '/bench': serve('text/html; charset=utf-8', PAGE),
   '/bench-long': serve('text/html; charset=utf-8', LONG_PAGE),
   '/bench.css': serve('text/css', CSS),

@@ -16,7 +16,7 @@ export function scrapeFormat(format: string | undefined): ScrapeFormat {
  * Elements the render adds to the page, not the page's: autoconsent's styles (the prehide rules it keeps
  * while a cookie popup is being handled, its cosmetic rules, its debug styles).
  */
-const INJECTED_ELEMENTS = 'style#autoconsent-prehide, style#autoconsent-css-rules, style#autoconsent-debug-styles';
+const INJECTED_ELEMENTS = 'style#autoconsent-prehide, style#autoconsent-css-rules, style#autoconsent-debug-styles, style#render-consent-prehide';
 
 /**
  * The markup of the page's current DOM, as page.content() serializes it, without the elements the render

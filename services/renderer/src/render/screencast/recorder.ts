@@ -8,6 +8,13 @@ import { frameCount, frameTimeline } from './timeline.js';
 export const SCREENCAST_FPS = 25;
 /** Frames received but not yet written to the encoder before Chromium has to wait. */
 const MAX_PENDING = 8;
+/**
+ * How often, while recording, the slots already past are written with the frame on screen (a still page
+ * sends no frames: without this its whole video would be encoded after the recording ends), and how far
+ * behind the clock that stays, so a frame Chromium is still delivering keeps its slot.
+ */
+const ADVANCE_EVERY_MS = 200;
+const ADVANCE_LAG_S = 0.2;
 /** JPEG quality of the frames Chromium sends (they are re-encoded by the video codec). */
 const FRAME_QUALITY = 90;
 
@@ -94,6 +101,10 @@ async function capture(
     if (pending <= MAX_PENDING) ack(event.sessionId);
     else heldAck = event.sessionId;
   };
+  const advance = setInterval(() => {
+    const due = timeline.advance(Date.now() / 1000 - ADVANCE_LAG_S);
+    if (due) writing = writing.then(() => encoder.write(due.frame, due.count)).catch((err: unknown) => void (failed ??= err));
+  }, ADVANCE_EVERY_MS);
   session.on('Page.screencastFrame', onFrame);
   try {
     await session.send('Page.startScreencast', {
@@ -110,6 +121,7 @@ async function capture(
       throw opts.signal.aborted ? opts.signal.reason : err; // timers/promises rejects with its own AbortError
     });
   } finally {
+    clearInterval(advance);
     session.off('Page.screencastFrame', onFrame);
     await session.send('Page.stopScreencast').catch(() => undefined);
   }

@@ -7,6 +7,11 @@
 export interface FrameTimeline<F> {
   /** A frame on screen from `atSeconds` on; returns the frame written before it and how many times. */
   push(frame: F, atSeconds: number): { frame: F; count: number } | undefined;
+  /**
+   * Time passed up to `atSeconds` with no new frame (a still page): the slots before that instant are
+   * the current frame's, so they can be written while recording rather than all after it.
+   */
+  advance(atSeconds: number): { frame: F; count: number } | undefined;
   /** The recording ended: the last frame fills the slots left. */
   finish(): { frame: F; count: number } | undefined;
   /** Output frames decided so far. */
@@ -34,6 +39,7 @@ export function frameTimeline<F>(fps: number, totalFrames: number): FrameTimelin
       current = frame;
       return out;
     },
+    advance: (atSeconds) => (start === undefined ? undefined : flushUntil(Math.ceil((atSeconds - start) * fps - 1e-9))),
     finish: () => flushUntil(totalFrames),
     get written() {
       return written;

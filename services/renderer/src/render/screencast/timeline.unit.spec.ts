@@ -52,4 +52,17 @@ describe('frameTimeline', () => {
       expect(frameCount(0.001, 25)).toBe(1);
     });
   });
+
+  describe('When time passes on a still page before the next frame', () => {
+    it('should give the slots already past to the current frame, and the same video in the end', () => {
+      const timeline = frameTimeline<string>(10, 6);
+      expect(timeline.advance(5)).toBeUndefined(); // no frame yet
+      expect(timeline.push('a', 10)).toBeUndefined();
+      expect(timeline.advance(10.25)).toEqual({ frame: 'a', count: 3 }); // slots at 0, 0.1, 0.2 s
+      expect(timeline.advance(10.25)).toBeUndefined();
+      expect(timeline.push('b', 10.32)).toEqual({ frame: 'a', count: 1 }); // slot at 0.3 s
+      expect(timeline.finish()).toEqual({ frame: 'b', count: 2 });
+      expect(timeline.written).toBe(6);
+    });
+  });
 });

@@ -4,12 +4,14 @@ import { dirname, join } from 'node:path';
 import type { Page } from 'puppeteer-core';
 import type { RenderParams } from '@app/proto/render';
 import type { PageSetupStep } from './step.js';
+import { CONSENT_STATE, DETECTOR_PREHIDE_ID, detectorScript } from './consent-detector.js';
+import { consentSignatures } from './consent-signatures.js';
 
 /**
  * Cookie banners (block_annoyance cookies_banner and above): DuckDuckGo's autoconsent, with the rules
- * shipped in its npm package, runs in every frame of the page. It hides known consent popups as soon
- * as they appear (prehide) and opts out of them. No message leaves the page: the init answer (config
- * and rules) is given in the page itself.
+ * shipped in its npm package. A small detector in every frame hides known consent popups from the first
+ * paint (prehide) and, only when one shows up, has autoconsent run in that frame to opt out of it. No
+ * message leaves the page: the init answer (config and rules) is given in the page itself.
  */
 const CONFIG = {
   enabled: true,
@@ -34,17 +36,19 @@ const CONFIG = {
 
 let script: string | undefined;
 
-/** The bootstrap (message bridge answered in the page) followed by autoconsent's content script. */
+/**
+ * The handler for a frame whose detector asked for it: the bootstrap (message bridge answered in the
+ * page) followed by autoconsent's content script. It runs once per document, and only there.
+ */
 export function consentScript(): string {
   if (script) return script;
   const require = createRequire(import.meta.url);
   const content = readFileSync(join(dirname(require.resolve('@duckduckgo/autoconsent')), 'autoconsent.playwright.js'), 'utf8');
   const compact = readFileSync(require.resolve('@duckduckgo/autoconsent/rules/compact-rules.json'), 'utf8');
-  const bridge = `(() => {
+  const bridge = `
   const config = ${JSON.stringify(CONFIG)};
-  const rules = { autoconsent: [], compact: ${compact} };
-  const state = { lifecycle: 'loading' };
-  Object.defineProperty(window, '__renderConsentState', { value: state, configurable: false });
+  const rules = { autoconsent: [], compact: JSON.parse(${JSON.stringify(compact)}) };
+  state.lifecycle = 'loading';
   const reply = (message) => setTimeout(() => window.autoconsentReceiveMessage && window.autoconsentReceiveMessage(message), 0);
   window.autoconsentSendMessage = async (message) => {
     if (!message || typeof message !== 'object') return;
@@ -53,22 +57,57 @@ export function consentScript(): string {
       let result = false;
       try { result = await (0, eval)(message.code); } catch { result = false; }
       reply({ type: 'evalResp', id: message.id, result });
-    } else if (message.type === 'report' && message.mainFrame && message.state) state.lifecycle = message.state.lifecycle;
-  };
-})();`;
-  script = `${bridge}\n${content}`;
+    } else if (message.type === 'report' && message.state) {
+      document.getElementById(${JSON.stringify(DETECTOR_PREHIDE_ID)})?.remove();
+      if (message.mainFrame) state.lifecycle = message.state.lifecycle;
+    }
+  };`;
+  script = `{ const state = window.${CONSENT_STATE};
+if (state && state.lifecycle === 'requested') {${bridge}
+${content}
+} }`;
   return script;
 }
 
 export const consentWanted = (params: RenderParams): boolean =>
   (params.block_annoyance ?? 'cookies_banner') !== 'none' && params.js_enabled !== false;
 
-/** Injects autoconsent before any script of the page runs. */
-export const consentStep: PageSetupStep = (page, params) =>
-  consentWanted(params) ? page.evaluateOnNewDocument(consentScript()) : undefined;
+/**
+ * The console message by which a frame's detector asks for the handler (no binding to install: the page
+ * setup costs no extra round trip). A page that writes it itself only gets the handler run in it.
+ */
+const SIGNAL = '__renderConsentWanted';
+
+/** Runs the handler in every frame of the page whose detector asked for it (the script checks). */
+async function runHandler(page: Page): Promise<void> {
+  await Promise.all(page.frames().map((frame) => frame.evaluate(consentScript()).catch(() => undefined)));
+}
+
+/**
+ * Installs the consent detector before any script of the page runs; autoconsent itself runs only in
+ * frames where the detector saw a known popup (so a page without one does not pay for it).
+ */
+export const consentStep: PageSetupStep = async (page, params) => {
+  if (!consentWanted(params)) return;
+  page.on('console', (message) => {
+    if (message.type() === 'debug' && message.text() === SIGNAL) void runHandler(page);
+  });
+  await page.evaluateOnNewDocument(detectorScript(consentSignatures(), SIGNAL));
+};
 
 /** autoconsent's lifecycle states while it is handling a popup it found (opting out). */
-export const CONSENT_BUSY_STATES = ['cmpDetected', 'openPopupDetected', 'runningOptOut', 'runningOptIn'];
+export const CONSENT_BUSY_STATES = [
+  // asked for by the detector, not yet through autoconsent's detection
+  'requested',
+  'loading',
+  'initialized',
+  'waitingForInitResponse',
+  'started',
+  'cmpDetected',
+  'openPopupDetected',
+  'runningOptOut',
+  'runningOptIn',
+];
 
 /** Poll interval, in the page, of autoconsent's state while it handles a popup. */
 const SETTLE_POLL_MS = 50;
@@ -88,17 +127,18 @@ export async function settleConsent(page: Page, params: RenderParams, maxMs: num
   const givenUp = new Promise<void>((resolve) => (timer = setTimeout(resolve, maxMs + SETTLE_SLACK_MS)));
   const settled = page
     .evaluate(
-      (busy: string[], waitMs: number, pollMs: number) =>
+      (busy: string[], name: string, waitMs: number, pollMs: number) =>
         new Promise<void>((resolve) => {
           const endsAt = Date.now() + waitMs;
           const check = () => {
-            const state = (globalThis as unknown as { __renderConsentState?: { lifecycle: string } }).__renderConsentState;
+            const state = (globalThis as unknown as Record<string, { lifecycle: string } | undefined>)[name];
             if (!state || !busy.includes(state.lifecycle) || Date.now() >= endsAt) resolve();
             else setTimeout(check, pollMs);
           };
           check();
         }),
       CONSENT_BUSY_STATES,
+      CONSENT_STATE,
       maxMs,
       SETTLE_POLL_MS,
     )

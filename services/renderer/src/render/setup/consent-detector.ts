@@ -1,0 +1,87 @@
+import type { ConsentSignatures } from './consent-signatures.js';
+
+/** The page's handle on the consent state (shared by the detector, the handler and the settle wait). */
+export const CONSENT_STATE = '__renderConsentState';
+/** Id of the detector's prehide style (not the page's content: scrape leaves it out). */
+export const DETECTOR_PREHIDE_ID = 'render-consent-prehide';
+
+interface DetectorInput extends ConsentSignatures {
+  /** Text of the console message by which a frame asks for the handler. */
+  signal: string;
+  stateName: string;
+  prehideId: string;
+}
+
+/**
+ * Runs in every frame at document start: hides known popups from the first paint (autoconsent's
+ * prehide styles) and asks for the full handler (a console message) only when the frame's URL is one
+ * a site-specific rule is for, or a known popup's element or platform global shows up. A page with
+ * nothing to hide never runs autoconsent.
+ */
+function detect(input: DetectorInput): void {
+  const w = window as unknown as Record<string, unknown>;
+  if (w[input.stateName]) return;
+  const state = { lifecycle: 'idle' };
+  Object.defineProperty(window, input.stateName, { value: state, configurable: false });
+  // Taken before any script of the page runs: a page that silences its console does not silence this.
+  const ask = console.debug.bind(console, input.signal);
+  const probe = document.createDocumentFragment();
+  const parses = (selector: string): boolean => {
+    try {
+      probe.querySelector(selector);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  // A selector is kept only if it still parses followed by another one (an unclosed bracket, which
+  // parses alone, would swallow the rest of the list); the list is matched in one call.
+  const valid = input.selectors.filter((s) => parses(`${s},b`));
+  const list = parses(valid.join(',')) ? [valid.join(',')] : valid;
+  const found = (): boolean => list.some((s) => s !== '' && document.querySelector(s) !== null);
+  let observer: MutationObserver | undefined;
+  let pending: ReturnType<typeof setTimeout> | undefined;
+  const request = (): void => {
+    if (state.lifecycle !== 'idle') return;
+    state.lifecycle = 'requested';
+    observer?.disconnect();
+    if (pending) clearTimeout(pending);
+    ask();
+  };
+  const check = (): void => {
+    pending = undefined;
+    if (state.lifecycle !== 'idle') return;
+    if (found() || input.globals.some((g) => g in window)) request();
+  };
+  let matchesUrl = false;
+  try {
+    matchesUrl = input.urls !== '' && new RegExp(input.urls).test(location.href);
+  } catch {
+    matchesUrl = false;
+  }
+  if (matchesUrl) return request();
+
+  const style = document.createElement('style');
+  style.id = input.prehideId;
+  style.textContent = input.prehide.map((s) => `${s}{opacity:0!important;z-index:-1!important;pointer-events:none!important}`).join('\n');
+  const attach = (): boolean => {
+    const root = document.head ?? document.documentElement;
+    if (!root) return false;
+    root.appendChild(style);
+    return true;
+  };
+  observer = new MutationObserver(() => {
+    if (!style.isConnected) attach();
+    if (!pending) pending = setTimeout(check, 30);
+  });
+  observer.observe(document, { childList: true, subtree: true });
+  attach();
+  document.addEventListener('DOMContentLoaded', check);
+  window.addEventListener('load', check);
+}
+
+/** The detector's source for one set of signatures. */
+export function detectorScript(signatures: ConsentSignatures, signal: string): string {
+  const input: DetectorInput = { ...signatures, signal, stateName: CONSENT_STATE, prehideId: DETECTOR_PREHIDE_ID };
+  return `(${detect.toString()})(${JSON.stringify(input)});`;
+}
