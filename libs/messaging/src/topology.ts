@@ -6,6 +6,7 @@ import {
   StorageType,
   jetstreamManager,
   type ConsumerConfig,
+  type JetStreamManager,
   type StreamConfig,
 } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
@@ -239,10 +240,24 @@ export const BUCKETS = {
   dashboardSessions: { name: 'dashboard-sessions', ttlMs: 12 * HOUR_MS },
 } as const;
 
-/** Creates or updates every stream, consumer and bucket. Safe to call from every replica at start. */
-export async function ensureTopology(nc: NatsConnection): Promise<void> {
+/**
+ * How many copies of every stream and bucket the servers keep: 1 on a single server, 3 on a three-node
+ * cluster (a lost node loses nothing, and a majority of two keeps writing). NATS allows at most 5.
+ */
+export interface TopologyOptions {
+  replicas?: number;
+}
+
+/**
+ * Creates or updates every stream, consumer and bucket, each with `replicas` copies (default 1). Safe to
+ * call from every replica at start; an existing stream or bucket with another replica count is changed to
+ * this one in place (the servers copy it to the new peers).
+ */
+export async function ensureTopology(nc: NatsConnection, opts: TopologyOptions = {}): Promise<void> {
+  const replicas = opts.replicas ?? 1;
   const jsm = await jetstreamManager(nc);
-  for (const stream of Object.values(STREAMS)) {
+  for (const definition of Object.values(STREAMS)) {
+    const stream = { ...definition, num_replicas: replicas };
     try {
       const info = await jsm.streams.info(stream.name);
       if (info.config.retention !== stream.retention) {
@@ -281,6 +296,7 @@ export async function ensureTopology(nc: NatsConnection): Promise<void> {
   const results = await objm.create(BUCKETS.renderResults.name, {
     ttl: nanos(BUCKETS.renderResults.ttlMs),
     storage: StorageType.File,
+    replicas,
   });
   // create() leaves an existing bucket as it was: raise an older, shorter backstop TTL.
   const resultsStatus = await results.status();
@@ -288,11 +304,21 @@ export async function ensureTopology(nc: NatsConnection): Promise<void> {
     const info = await jsm.streams.info(resultsStatus.streamInfo.config.name);
     await jsm.streams.update(info.config.name, { ...info.config, max_age: nanos(BUCKETS.renderResults.ttlMs) });
   }
-  await objm.create(BUCKETS.renderInputs.name, { ttl: nanos(BUCKETS.renderInputs.ttlMs), storage: StorageType.File });
+  await matchReplicas(jsm, resultsStatus.streamInfo.config.name, replicas);
+  const inputs = await objm.create(BUCKETS.renderInputs.name, { ttl: nanos(BUCKETS.renderInputs.ttlMs), storage: StorageType.File, replicas });
+  await matchReplicas(jsm, (await inputs.status()).streamInfo.config.name, replicas);
   const kvm = new Kvm(nc);
   for (const bucket of [BUCKETS.renderStatus, BUCKETS.renderCache, BUCKETS.quotaLimits, BUCKETS.dashboardSessions]) {
-    await kvm.create(bucket.name, { ttl: bucket.ttlMs, history: 1, storage: StorageType.File });
+    const kv = await kvm.create(bucket.name, { ttl: bucket.ttlMs, history: 1, storage: StorageType.File, replicas });
+    await matchReplicas(jsm, (await kv.status()).streamInfo.config.name, replicas);
   }
+}
+
+/** create() leaves an existing bucket as it was: its backing stream takes the replica count asked for. */
+async function matchReplicas(jsm: JetStreamManager, streamName: string, replicas: number): Promise<void> {
+  const info = await jsm.streams.info(streamName);
+  if (info.config.num_replicas === replicas) return;
+  await jsm.streams.update(streamName, { ...info.config, num_replicas: replicas });
 }
 
 function isNotFound(err: unknown): boolean {

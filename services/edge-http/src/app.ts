@@ -41,7 +41,7 @@ export interface EdgeApp extends App {
 export async function createApp(config: EdgeConfig, logger: Logger, o: Partial<EdgeDeps> = {}): Promise<EdgeApp> {
   const clock = o.clock ?? { now: () => new Date() };
   const nats = o.nats ?? (await connectNats({ servers: config.natsUrl, name: 'edge-http' }));
-  if (!o.nats) await ensureTopology(nats);
+  if (!o.nats) await ensureTopology(nats, { replicas: config.natsReplicas });
   const js = jetstream(nats);
   const bus = busStatus(nats);
   const authQuotaClient = o.authQuota ?? grpcAuthQuota(config.authQuotaAddress);
