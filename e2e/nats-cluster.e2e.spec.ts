@@ -1,0 +1,248 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STREAMS } from '@app/messaging';
+import { waitJetStreamHealthy, type SupervisedNats } from '@app/stack';
+import {
+  accountsAdmin,
+  disturbedMs,
+  natsLeaders,
+  requestTimeline,
+  startFixtureServer,
+  startTestStack,
+  startWebhookReceiver,
+  until,
+  type FixtureServer,
+  type TestAccount,
+  type TestStack,
+  type WebhookReceiver,
+} from '@app/testkit';
+
+// The whole stack on a three-node NATS cluster (NATS_CLUSTER_SIZE=3: every stream and bucket in three
+// copies). Under a steady mix of sync renders, async renders with webhooks, dashboard sessions and a burst
+// of every_minute tasks, the JetStream meta leader is killed (SIGKILL), then the leader of the render jobs
+// stream, each started again after a while. Nothing accepted is lost, charged wrongly or done twice.
+let stack: TestStack;
+let fixture: FixtureServer;
+let receiver: WebhookReceiver;
+let admin: ReturnType<typeof accountsAdmin>;
+let leaders: Awaited<ReturnType<typeof natsLeaders>>;
+let taskOwner: TestAccount;
+
+const TASKS = 6;
+/** How long a killed server stays down before it is started again: the cluster runs on two meanwhile. */
+const DOWN_MS = 8_000;
+
+beforeAll(async () => {
+  fixture = await startFixtureServer({});
+  for (const path of ['/page', ...Array.from({ length: TASKS }, (_, i) => `/task-${i}`)]) {
+    fixture.route(path, (_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end(`<h1>${path}</h1>`));
+  }
+  stack = await startTestStack({
+    natsClusterSize: 3,
+    renderers: 1,
+    env: { ALLOW_PRIVATE_TARGETS: '1', RENDERER_CONCURRENCY: '4', PLAN_SCALE_RATE_LIMIT: '100000' },
+  });
+  receiver = await startWebhookReceiver({ secret: () => stack.demo.secretKey });
+  admin = accountsAdmin(stack.authQuotaAddress);
+  taskOwner = await admin.create('scale', 'tasks');
+  leaders = await natsLeaders(stack.natsServers);
+}, 240_000);
+
+afterAll(async () => {
+  await leaders?.close();
+  admin?.close();
+  await receiver?.close();
+  await stack?.stop();
+  await fixture?.close();
+});
+
+interface RunBody {
+  status: string;
+  due: number;
+}
+interface Readiness {
+  name: string;
+  at: number;
+  status: number;
+  checks?: Record<string, string>;
+}
+
+const demo = () => ({ 'x-access-key': stack.demo.accessKey });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const cookieOf = (setCookie: unknown) => /dashboard_session=([^;]+)/.exec(String(setCookie))?.[1];
+
+/** Signs the demo account in to the dashboard: the session's token. */
+const signIn = async () => {
+  const res = await stack.call('POST', '/dashboard/api/sign-in', { json: { access_key: stack.demo.accessKey, secret_key: stack.demo.secretKey } });
+  expect(res.status, res.body.toString()).toBe(200);
+  return cookieOf(res.headers['set-cookie'])!;
+};
+const sessionStatus = async (token: string) => (await stack.call('GET', '/dashboard/api/session', { headers: { cookie: `dashboard_session=${token}` } })).status;
+
+/** Every /readyz of the stack (each service's operations port and the public one), answered or not. */
+const readinessOf = async (): Promise<Readiness[]> => {
+  const targets = [...Object.entries(stack.opsUrls).map(([name, url]) => [name, `${url}/readyz`]), ['public', `https://127.0.0.1:${stack.port}/readyz`]];
+  return Promise.all(
+    targets.map(async ([name, url]) => {
+      const at = Date.now();
+      try {
+        const res = name === 'public' ? await stack.call('GET', '/readyz') : await fetch(url!, { signal: AbortSignal.timeout(3_000) });
+        const body = name === 'public' ? (res as Awaited<ReturnType<TestStack['call']>>).json<{ checks?: Record<string, string> }>() : await (res as Response).json();
+        return { name: name!, at, status: res.status, checks: (body as { checks?: Record<string, string> }).checks };
+      } catch {
+        return { name: name!, at, status: 0 };
+      }
+    }),
+  );
+};
+
+/** Kills `server` (SIGKILL), leaves it down for DOWN_MS, starts it again and waits until it caught up. */
+const killAndRestart = async (server: SupervisedNats, duringOutage: () => Promise<void>) => {
+  const at = Date.now();
+  await server.kill({ restart: false });
+  await duringOutage();
+  await sleep(Math.max(0, at + DOWN_MS - Date.now()));
+  await server.start();
+  await waitJetStreamHealthy(server.monitorUrl!);
+  await until(async () => (await leaders.stream(STREAMS.RENDER_JOBS.name)).currentPeers === 3, 60_000, 'the render jobs stream current on three servers', 250);
+  return at;
+};
+
+describe('The stack on a three-node NATS cluster', () => {
+  describe('When the meta leader, then the render jobs leader is killed under a steady mix of work', () => {
+    it('should lose no render, deliver each webhook once, charge each success once, run each task once, keep sessions, and tell readiness truly', async () => {
+      const tasks: number[] = [];
+      for (let i = 0; i < TASKS; i++) {
+        const res = await stack.call('POST', '/v1/tasks', {
+          headers: { 'x-access-key': taskOwner.accessKey },
+          json: { name: `burst ${i}`, api: 'screenshot', query: `url=${encodeURIComponent(`${fixture.origin}/task-${i}`)}`, frequency: 'every_minute' },
+        });
+        expect(res.status, res.body.toString()).toBe(201);
+        tasks.push(res.json<{ id: number }>().id);
+      }
+      const sessions = [await signIn(), await signIn()];
+
+      // The steady mix, until `running` is false.
+      let running = true;
+      const sync = requestTimeline();
+      const asyncIds: string[] = [];
+      let syncSucceeded = 0;
+      let sessionRefusals = 0;
+      const readiness: Readiness[] = [];
+      const loops = [
+        ...[0, 1].map(async (worker) => {
+          for (let n = 0; running; n++) {
+            const res = await sync.time(
+              () => stack.call('POST', '/v1/scrape', { headers: demo(), json: { url: `${fixture.origin}/page?sync=${worker}-${n}` } }),
+              (r) => r.status === 200,
+            );
+            if (res?.status === 200) syncSucceeded++;
+            else await sleep(200);
+          }
+        }),
+        (async () => {
+          for (let n = 0; running; n++) {
+            const res = await sync.time(
+              () => stack.call('POST', '/v1/scrape', { headers: demo(), json: { url: `${fixture.origin}/page?async=${n}`, async: true, webhook_url: `${receiver.url}/hooks` } }),
+              (r) => r.status === 202,
+            );
+            if (res?.status === 202) asyncIds.push(res.json<{ id: string }>().id);
+            await sleep(1_000);
+          }
+        })(),
+        (async () => {
+          while (running) {
+            for (const token of sessions) if ((await sessionStatus(token)) !== 200) sessionRefusals++;
+            await sleep(1_000);
+          }
+        })(),
+        (async () => {
+          while (running) {
+            readiness.push(...(await readinessOf()));
+            await sleep(500);
+          }
+        })(),
+      ];
+
+      // Let the mix settle, then kill the meta leader a few seconds before a minute's task burst.
+      await sleep(5_000);
+      const second = new Date().getUTCSeconds();
+      await sleep(((55 - second + 60) % 60) * 1_000);
+      let metaLeader: SupervisedNats | undefined;
+      await until(async () => !!(metaLeader = await leaders.metaLeader()), 30_000, 'a meta leader');
+      const signInDuringOutage = async () => void sessions.push(await signIn());
+      const metaKilledAt = await killAndRestart(metaLeader!, signInDuringOutage);
+      let jobsLeader: SupervisedNats | undefined;
+      await until(async () => !!(jobsLeader = (await leaders.stream(STREAMS.RENDER_JOBS.name)).leader), 30_000, 'a render jobs leader');
+      const jobsKilledAt = await killAndRestart(jobsLeader!, signInDuringOutage);
+      await sleep(10_000);
+      running = false;
+      await Promise.all(loops);
+      const lastMinute = Math.floor(jobsKilledAt / 60_000) * 60;
+
+      // Every async render accepted finishes, and its webhook arrives once.
+      await until(
+        async () => {
+          const statuses = await Promise.all(asyncIds.map(async (id) => (await stack.call('GET', `/v1/renders/${id}`, { headers: demo() })).json<{ status: string; webhook?: { status: string } }>()));
+          return statuses.every((s) => s.status === 'succeeded' && s.webhook?.status === 'delivered');
+        },
+        120_000,
+        'every async render succeeded and its webhook delivered',
+        1_000,
+      );
+      const deliveries = new Map<string, number>();
+      for (const d of receiver.received) deliveries.set(String(d.headers['webhook-id']), (deliveries.get(String(d.headers['webhook-id'])) ?? 0) + 1);
+      expect(asyncIds.length).toBeGreaterThan(10);
+      expect([...deliveries.keys()].sort()).toEqual([...asyncIds].sort());
+      expect([...deliveries.values()].filter((n) => n !== 1)).toEqual([]);
+
+      // Usage: each success charged once (settlement is asynchronous: wait for it, then read it again).
+      const successes = syncSucceeded + asyncIds.length;
+      const used = async () => (await stack.call('GET', '/v1/usage', { headers: demo() })).json<{ hits: { used: number } }>().hits.used;
+      await until(async () => (await used()) >= successes, 60_000, 'usage to reach the successes', 500);
+      await sleep(2_000);
+      expect(await used()).toBe(successes);
+
+      // Every task ran once a minute, the minute of each kill included, none twice and none skipped.
+      await until(
+        async () => {
+          const all = await Promise.all(tasks.map(async (id) => (await stack.call('GET', `/v1/tasks/${id}/runs`, { headers: { 'x-access-key': taskOwner.accessKey } })).json<{ runs: RunBody[] }>().runs));
+          return all.every((runs) => runs.some((r) => r.due > lastMinute) && runs.every((r) => r.status !== 'running'));
+        },
+        150_000,
+        'every task run past the last kill',
+        2_000,
+      );
+      for (const [i, id] of tasks.entries()) {
+        const { runs } = (await stack.call('GET', `/v1/tasks/${id}/runs`, { headers: { 'x-access-key': taskOwner.accessKey } })).json<{ runs: RunBody[] }>();
+        const dues = runs.map((r) => r.due).sort((a, b) => a - b);
+        expect(new Set(dues).size, `task ${i}: ${dues}`).toBe(dues.length);
+        expect(dues.every((due, k) => k === 0 || due - dues[k - 1]! === 60), `task ${i}: ${dues}`).toBe(true);
+        expect(dues[0]!).toBeLessThanOrEqual(Math.floor(metaKilledAt / 60_000) * 60 + 60);
+        expect(runs.map((r) => r.status).filter((s) => s !== 'succeeded'), `task ${i}`).toEqual([]);
+        expect(fixture.hits(`/task-${i}`), `task ${i}: pages loaded`).toBe(runs.length);
+      }
+
+      // Sessions opened before and during the outages all hold.
+      expect(sessions).toHaveLength(4);
+      for (const token of sessions) expect(await sessionStatus(token)).toBe(200);
+
+      // /readyz always answered, 200 or 503 naming what is not ready, and every one is ready at the end.
+      for (const r of readiness) {
+        expect([200, 503], `${r.name} at ${r.at}`).toContain(r.status);
+        if (r.status === 503) expect(Object.values(r.checks ?? {}).some((c) => c !== 'ok'), `${r.name} at ${r.at}`).toBe(true);
+      }
+      expect((await readinessOf()).filter((r) => r.status !== 200)).toEqual([]);
+
+      // How long requests were disturbed by each kill: failed, or slower than a second and a half.
+      const slowMs = 1_500;
+      const disturbed = [metaKilledAt, jobsKilledAt].map((at) => disturbedMs(sync.requests, at, { slowMs, windowMs: 30_000 }));
+      const notReady = readiness.filter((r) => r.status !== 200).length;
+      console.log(
+        `[nats-cluster] requests disturbed ${disturbed[0]} ms after the meta leader's kill, ${disturbed[1]} ms after the render jobs leader's; ` +
+          `${sync.requests.filter((r) => !r.ok).length} of ${sync.requests.length} requests failed; ${sessionRefusals} session checks refused; ` +
+          `${notReady} of ${readiness.length} /readyz answers not ready`,
+      );
+      for (const ms of disturbed) expect(ms).toBeLessThan(5_000);
+    }, 600_000);
+  });
+});
