@@ -1,5 +1,6 @@
 // npm run bench: the service against the raw-browser limit on the same machine, in the same run.
-// BENCH_QUICK=1 shortens every scenario; BENCH_SCENARIOS=1,6 runs only those (8: screencast).
+// BENCH_QUICK=1 shortens every scenario; BENCH_SCENARIOS=1,6 runs only those (8: screencast, 9: one NATS server
+// beside a three-node cluster).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +16,7 @@ import { startHttpsFloor } from './https-floor.js';
 import { memoryScenario } from './scenarios/memory.js';
 import { schedulerScenario } from './scenarios/scheduler.js';
 import { screencastScenario } from './scenarios/screencast.js';
+import { natsClusterScenario } from './scenarios/nats-cluster.js';
 import { round } from './stats.js';
 import { formatTable, type Row } from './report.js';
 
@@ -265,6 +267,12 @@ try {
   if (want(6)) {
     await scheduler(url, 1);
     await scheduler(url, 2);
+  }
+  if (want(9)) {
+    const env = { ALLOW_PRIVATE_TARGETS: '1', LOG_LEVEL: 'warn', RENDERER_CONCURRENCY: '8', ...UNLIMITED };
+    const r = await natsClusterScenario({ url, env, renders: quick ? 10 : 30, loadSeconds: LOAD_SECONDS, sliceSeconds: SLICE_SECONDS, log });
+    results.nats_cluster = r.result;
+    rows.push(...r.rows);
   }
 } finally {
   await fixture.close();
