@@ -38,7 +38,10 @@ Try:
 Every service is supervised: one that exits unexpectedly is restarted (see the [launcher] lines).
 Health, readiness and Prometheus metrics of each service: ${Object.entries(stack.opsUrls)
   .map(([name, url]) => `\n  ${name.padEnd(20)} ${url}/metrics`)
-  .join('')}
+  .join('')}${stack.natsServers.length > 1 ? `
+NATS cluster (every stream and bucket in ${process.env.NATS_REPLICAS || Math.min(stack.natsServers.length, 3)} copies):${stack.natsServers
+  .map((n) => `\n  ${n.name.padEnd(20)} ${n.url}  monitoring ${n.monitorUrl}/jsz`)
+  .join('')}` : ''}
 Press Ctrl-C to stop.
 `);
 
