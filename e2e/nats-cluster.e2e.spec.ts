@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STREAMS } from '@app/messaging';
 import { waitJetStreamHealthy, type SupervisedNats } from '@app/stack';
@@ -67,6 +69,17 @@ interface Readiness {
 }
 
 const demo = () => ({ 'x-access-key': stack.demo.accessKey });
+/** What the edge logged as errors (type: message, with a count): why requests failed, for the report. */
+const edgeErrors = () => {
+  const counts = new Map<string, number>();
+  for (const line of readFileSync(join(stack.dataDir, 'logs', 'edge-http.log'), 'utf8').split('\n')) {
+    if (!line.includes('"level":50')) continue;
+    const { err, code } = JSON.parse(line) as { err?: { type?: string; message?: string }; code?: string };
+    const what = `${code ?? ''} ${err?.type ?? ''}: ${err?.message?.slice(0, 100) ?? ''}`;
+    counts.set(what, (counts.get(what) ?? 0) + 1);
+  }
+  return [...counts].map(([what, n]) => `${n}× ${what}`).join('; ');
+};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const cookieOf = (setCookie: unknown) => /dashboard_session=([^;]+)/.exec(String(setCookie))?.[1];
 
@@ -210,7 +223,7 @@ describe('The stack on a three-node NATS cluster', () => {
       console.log(
         `[nats-cluster] (slow: over ${slowMs} ms) requests disturbed ${disturbed[0]} ms after the meta leader's kill, ${disturbed[1]} ms after the render jobs leader's; ` +
           `${sync.requests.filter((r) => !r.ok).length} of ${sync.requests.length} requests failed; ${sessionRefusals} session checks refused; ` +
-          `${notReady} of ${readiness.length} /readyz answers not ready; failures: ${failures.join(', ')}`,
+          `${notReady} of ${readiness.length} /readyz answers not ready; failures: ${failures.join(', ')}; edge errors: ${edgeErrors()}`,
       );
 
       // Every async render accepted concludes (succeeded, or failed as a render may: a page too slow on a

@@ -1,5 +1,5 @@
 import { errors } from '@app/errors';
-import { SUBJECTS, busStatus, type BusStatus, type NatsConnection, type RenderJobPublisher } from '@app/messaging';
+import { SUBJECTS, busStatus, isBusUnavailable, type BusStatus, type NatsConnection, type RenderJobPublisher } from '@app/messaging';
 import { RenderFinished } from '@app/proto/render';
 import type { RenderQueue } from '../application/ports.js';
 import { RenderNotStarted, RenderWaitTimeout } from '../application/render-sync.js';
@@ -7,9 +7,6 @@ import { RenderNotStarted, RenderWaitTimeout } from '../application/render-sync.
 /** Answers to a renderer asking to start a job (`renderer.start.<job_id>`). */
 const GO = new TextEncoder().encode('go');
 const SHED = new TextEncoder().encode('shed');
-
-/** Publishing errors that mean the bus is not there (rather than a bad message). */
-const BUS_DOWN = new Set(['TimeoutError', 'NoRespondersError', 'ClosedConnectionError', 'DrainingConnectionError', 'ConnectionError', 'RequestError']);
 
 /**
  * Render jobs go to the RENDER_JOBS work queue (deduplicated by job id, large parameters by reference); the outcome comes back on the
@@ -58,7 +55,7 @@ export function natsRenderQueue(nc: NatsConnection, jobs: RenderJobPublisher, bu
         try {
           await jobs.publish({ ...job, confirm_start: true });
         } catch (err) {
-          if (BUS_DOWN.has((err as Error).name) || !bus.connected()) throw errors.serviceUnavailable(err);
+          if (isBusUnavailable(err) || !bus.connected()) throw errors.serviceUnavailable(err);
           throw err;
         }
         return await outcome;
