@@ -14,3 +14,4 @@ export * from './render-jobs.js';
 export * from './kv-lease.js';
 export * from './stream-publisher.js';
 export * from './bus-errors.js';
+export * from './publish-until-stored.js';
