@@ -233,7 +233,7 @@ describe('The stack on a three-node NATS cluster', () => {
           asyncIds.map(async (id) => (await stack.call('GET', `/v1/renders/${id}`, { headers: demo() })).json<{ id: string; status: string; webhook?: { status: string } }>()),
         );
       const unfinished = async () => (await asyncStatuses()).filter((s) => !['succeeded', 'failed'].includes(s.status) || s.webhook?.status !== 'delivered');
-      await until(async () => (await unfinished()).length === 0, 180_000, 'every async render concluded and its webhook delivered', 1_000).catch(() => undefined);
+      await until(async () => (await unfinished()).length === 0, 180_000, 'every async render concluded and its webhook delivered', 1_000).catch(() => console.log(stack.logs()));
       expect(await unfinished()).toEqual([]);
       const asyncSucceeded = (await asyncStatuses()).filter((s) => s.status === 'succeeded').length;
       const deliveries = new Map<string, number>();
