@@ -37,7 +37,7 @@ export async function natsClusterScenario(opts: {
       ['one NATS server', 1],
       ['three-node NATS cluster, 3 replicas', 3],
     ] as const) {
-      opts.log(`nats cluster: starting a stack on a ${label}`);
+      opts.log(`nats cluster: starting a stack on ${label}`);
       const stack = await startTestStack({ renderers: 1, natsClusterSize, env: opts.env });
       const client = serviceClient({ baseUrl: `https://127.0.0.1:${stack.port}`, ca: stack.certPem, accessKey: stack.demo.accessKey });
       sides.push({ label, stack, client, renders: [], loads: [] });

@@ -29,7 +29,7 @@ export async function localNatsPlan(storeDir: string, size: number): Promise<Nat
 
 /** One NATS server the launcher started and restarts when it exits unexpectedly (same port, same store). */
 export interface SupervisedNats {
-  /** The server's name in its cluster (nats-1...), or `nats` alone. */
+  /** The server's name in its cluster (nats-1...), or `nats-server` alone. */
   name: string;
   url: string;
   monitorUrl?: string;
@@ -47,7 +47,7 @@ export interface SupervisedNats {
 
 /** Starts one server under supervision; resolves once it accepts connections. */
 export async function superviseNats(options: NatsServerOptions, log: (line: string) => void): Promise<SupervisedNats> {
-  const name = options.cluster?.serverName ?? 'nats';
+  const name = options.cluster?.serverName ?? 'nats-server';
   let current: RunningNats | undefined;
   let wanted = true;
   let restarts = 0;
