@@ -77,14 +77,17 @@ export const STREAMS = {
     max_age: nanos(24 * HOUR_MS),
   },
   /**
-   * Render events by origin (SUBJECTS.renderEvent). Interest retention: an event is removed once every
-   * consumer whose filter matches has acknowledged it, so a sync render's event lives until auth-quota
-   * settled it, not a day; max_age bounds what nobody acknowledges.
+   * Render events by origin (SUBJECTS.renderEvent). Limits retention: an event stays for max_age whatever
+   * its consumers did, and each durable consumer keeps its own place with explicit acks. Not interest
+   * retention: nats-server 2.9 can remove an event of a replicated interest stream before every consumer
+   * acknowledged it when a stream or consumer leader changes (a node lost), and a lost outcome is an
+   * unsent webhook or an unsettled charge. The day covers the default webhook retry schedule (about 11 h
+   * from the first attempt to the last), since a retried delivery is the same message coming back.
    */
   RENDER_EVENTS: {
     name: 'RENDER_EVENTS',
     subjects: ['render.>'],
-    retention: RetentionPolicy.Interest,
+    retention: RetentionPolicy.Limits,
     storage: StorageType.File,
     duplicate_window: nanos(120_000),
     max_age: nanos(24 * HOUR_MS),
@@ -261,10 +264,16 @@ export async function ensureTopology(nc: NatsConnection, opts: TopologyOptions =
     try {
       const info = await jsm.streams.info(stream.name);
       if (info.config.retention !== stream.retention) {
-        // A stream's retention cannot change in place: an older layout (its events are of subjects no
-        // consumer reads any more) is replaced.
-        await jsm.streams.delete(stream.name);
-        throw Object.assign(new Error('stream not found'), { name: 'StreamNotFoundError' });
+        // A stream's retention cannot change in place. An empty stream of an older layout is replaced;
+        // one still holding messages keeps its retention (deleting it would lose them) until a start
+        // finds it empty, which an interest or work-queue stream becomes once its consumers caught up.
+        if (info.state.messages === 0) {
+          await jsm.streams.delete(stream.name);
+          throw Object.assign(new Error('stream not found'), { name: 'StreamNotFoundError' });
+        }
+        const kept = { ...stream, retention: info.config.retention };
+        await jsm.streams.update(stream.name, kept);
+        continue;
       }
       await jsm.streams.update(stream.name, stream);
     } catch (err) {
