@@ -1,5 +1,5 @@
 import { errors } from '@app/errors';
-import { SUBJECTS, busStatus, isBusUnavailable, type BusStatus, type NatsConnection, type RenderJobPublisher } from '@app/messaging';
+import { STREAMS, SUBJECTS, busStatus, isBusUnavailable, jetstreamManager, type BusStatus, type NatsConnection, type RenderJobPublisher } from '@app/messaging';
 import { RenderFinished } from '@app/proto/render';
 import type { RenderQueue } from '../application/ports.js';
 import { RenderNotStarted, RenderWaitTimeout } from '../application/render-sync.js';
@@ -14,19 +14,24 @@ const SHED = new TextEncoder().encode('shed');
  * confirmation: a renderer starts it only after this edge said "go" on the job's start subject. If none
  * asked within `startWithinMs` (every slot busy, or no renderer alive), the edge sheds the job: it answers
  * the caller at once and any later start request gets "shed" (or no responders), so it is never rendered.
+ * The outcome is a core message: one published while this edge's connection was down (its NATS node lost)
+ * never reaches the subscription, so after a reconnect, and before giving up at the wait's end, the edge
+ * reads it from RENDER_EVENTS, where the renderer stored it. Otherwise a render that succeeded, and is
+ * charged, would be answered as failed.
  */
 export function natsRenderQueue(nc: NatsConnection, jobs: RenderJobPublisher, bus: BusStatus = busStatus(nc)): RenderQueue {
   return {
     async submitAndWait(job, limits) {
       if (!bus.connected()) throw errors.serviceUnavailable();
       let shed = false;
+      const finishedSubject = SUBJECTS.renderEvent('sync', 'finished', job.job_id);
       let resolve!: (f: RenderFinished) => void;
       let reject!: (e: unknown) => void;
       const outcome = new Promise<RenderFinished>((res, rej) => {
         resolve = res;
         reject = rej;
       });
-      const finished = nc.subscribe(SUBJECTS.renderEvent('sync', 'finished', job.job_id), {
+      const finished = nc.subscribe(finishedSubject, {
         max: 1,
         callback: (err, msg) => {
           if (err) reject(err);
@@ -50,7 +55,20 @@ export function natsRenderQueue(nc: NatsConnection, jobs: RenderJobPublisher, bu
           msg.respond(shed ? SHED : GO);
         },
       });
-      const waitTimer = setTimeout(() => reject(bus.connected() ? new RenderWaitTimeout() : errors.serviceUnavailable()), limits.waitMs);
+      const stored = async (): Promise<RenderFinished | undefined> => {
+        try {
+          const msg = await (await jetstreamManager(nc)).streams.getMessage(STREAMS.RENDER_EVENTS.name, { last_by_subj: finishedSubject });
+          return msg ? RenderFinished.decode(msg.data) : undefined;
+        } catch {
+          return undefined;
+        }
+      };
+      const stopListening = bus.onReconnect(() => {
+        void stored().then((f) => f && resolve(f));
+      });
+      const waitTimer = setTimeout(() => {
+        void stored().then((f) => (f ? resolve(f) : reject(bus.connected() ? new RenderWaitTimeout() : errors.serviceUnavailable())));
+      }, limits.waitMs);
       try {
         try {
           await jobs.publish({ ...job, confirm_start: true });
@@ -63,6 +81,7 @@ export function natsRenderQueue(nc: NatsConnection, jobs: RenderJobPublisher, bu
         shed = true;
         clearTimeout(startTimer);
         clearTimeout(waitTimer);
+        stopListening();
         finished.unsubscribe();
         starts.unsubscribe();
       }
