@@ -1,5 +1,5 @@
 import { errors } from '@app/errors';
-import { STREAMS, SUBJECTS, busStatus, isBusUnavailable, jetstreamManager, type BusStatus, type NatsConnection, type RenderJobPublisher } from '@app/messaging';
+import { STREAMS, SUBJECTS, busStatus, isBusUnavailable, jetstreamManager, whileBusUnavailable, type BusStatus, type NatsConnection, type RenderJobPublisher } from '@app/messaging';
 import { RenderFinished } from '@app/proto/render';
 import type { RenderQueue } from '../application/ports.js';
 import { RenderNotStarted, RenderWaitTimeout } from '../application/render-sync.js';
@@ -57,7 +57,8 @@ export function natsRenderQueue(nc: NatsConnection, jobs: RenderJobPublisher, bu
       });
       const stored = async (): Promise<RenderFinished | undefined> => {
         try {
-          const msg = await (await jetstreamManager(nc)).streams.getMessage(STREAMS.RENDER_EVENTS.name, { last_by_subj: finishedSubject });
+          const jsm = await jetstreamManager(nc);
+          const msg = await whileBusUnavailable(() => jsm.streams.getMessage(STREAMS.RENDER_EVENTS.name, { last_by_subj: finishedSubject }), 10_000);
           return msg ? RenderFinished.decode(msg.data) : undefined;
         } catch {
           return undefined;
