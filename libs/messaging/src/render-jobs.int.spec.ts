@@ -6,6 +6,8 @@ import {
   BUCKETS,
   Objm,
   STREAMS,
+  ensureTopology,
+  jetstream,
   jetstreamManager,
   renderJobInputs,
   renderJobPublisher,
@@ -86,6 +88,19 @@ describe('The render-job publisher', () => {
       expect(travelled.params).toBeUndefined();
       expect(travelled.params_ref).toBe('job-large');
       expect((await renderJobInputs(inputs).resolve(travelled)).params?.html).toBe(html);
+    });
+  });
+
+  describe('When the render jobs stream is not there to answer for a second', () => {
+    it('should publish the job once the stream is back, stored once', async () => {
+      const jsm = await jetstreamManager(bus.nc);
+      await jsm.streams.delete(STREAMS.RENDER_JOBS.name);
+      const publishing = renderJobPublisher(jetstream(bus.nc, { timeout: 500 }), inputs).publish(job('job-late'));
+      await new Promise((r) => setTimeout(r, 1_000));
+      await ensureTopology(bus.nc);
+      await publishing;
+      expect(RenderJob.decode((await stored('job-late')).data).job_id).toBe('job-late');
+      expect((await jsm.streams.info(STREAMS.RENDER_JOBS.name)).state.messages).toBe(1);
     });
   });
 });
