@@ -1,12 +1,23 @@
-// Runs the whole service locally: NATS (unless NATS_URL is set), the five services as separate
-// processes, HTTPS on PORT (default 8443), and a demo account on the Scale plan.
+// Runs the whole service locally: NATS (unless NATS_URL is set; NATS_CLUSTER_SIZE=3 starts a cluster of
+// three on loopback), the five services as separate processes, HTTPS on PORT (default 8443), and a demo account on the Scale plan.
 import { startStack } from '@app/stack';
 
 const port = Number(process.env.PORT ?? 8443);
+
+function clusterSize(value) {
+  if (value === undefined || value === '') return 1;
+  const size = Number(value);
+  if (!Number.isInteger(size) || size < 1 || size > 5) {
+    console.error(`NATS_CLUSTER_SIZE must be a whole number from 1 to 5 (got ${JSON.stringify(value)})`);
+    process.exit(1);
+  }
+  return size;
+}
 const stack = await startStack({
   port,
   dataDir: process.env.DATA_DIR ?? '.data',
   natsUrl: process.env.NATS_URL || undefined,
+  natsClusterSize: clusterSize(process.env.NATS_CLUSTER_SIZE),
   renderers: Number(process.env.RENDERERS ?? 1),
   authQuotaReplicas: Number(process.env.AUTH_QUOTA_REPLICAS ?? 1),
   demoKeys: { accessKey: process.env.DEMO_ACCESS_KEY, secretKey: process.env.DEMO_SECRET_KEY },
@@ -27,7 +38,10 @@ Try:
 Every service is supervised: one that exits unexpectedly is restarted (see the [launcher] lines).
 Health, readiness and Prometheus metrics of each service: ${Object.entries(stack.opsUrls)
   .map(([name, url]) => `\n  ${name.padEnd(20)} ${url}/metrics`)
-  .join('')}
+  .join('')}${stack.natsServers.length > 1 ? `
+NATS cluster (every stream and bucket in ${process.env.NATS_REPLICAS || Math.min(stack.natsServers.length, 3)} copies):${stack.natsServers
+  .map((n) => `\n  ${n.name.padEnd(20)} ${n.url}  monitoring ${n.monitorUrl}/jsz`)
+  .join('')}` : ''}
 Press Ctrl-C to stop.
 `);
 

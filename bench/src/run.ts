@@ -1,5 +1,6 @@
 // npm run bench: the service against the raw-browser limit on the same machine, in the same run.
-// BENCH_QUICK=1 shortens every scenario; BENCH_SCENARIOS=1,6 runs only those (8: screencast, 9: change monitoring).
+// BENCH_QUICK=1 shortens every scenario; BENCH_SCENARIOS=1,6 runs only those (8: screencast, 9: change monitoring,
+// 10: one NATS server beside a three-node cluster).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +18,7 @@ import { memoryScenario } from './scenarios/memory.js';
 import { schedulerScenario } from './scenarios/scheduler.js';
 import { screencastScenario } from './scenarios/screencast.js';
 import { monitoringScenario } from './scenarios/monitoring.js';
+import { natsClusterScenario } from './scenarios/nats-cluster.js';
 import { round } from './stats.js';
 import { formatTable, type Row } from './report.js';
 
@@ -323,6 +325,12 @@ try {
     await scheduler(url, 2);
   }
   if (want(9)) await monitoring(url);
+  if (want(10)) {
+    const env = { ALLOW_PRIVATE_TARGETS: '1', LOG_LEVEL: 'warn', RENDERER_CONCURRENCY: '8', ...UNLIMITED };
+    const r = await natsClusterScenario({ url, env, renders: quick ? 10 : 30, loadSeconds: LOAD_SECONDS, sliceSeconds: SLICE_SECONDS, log });
+    results.nats_cluster = r.result;
+    rows.push(...r.rows);
+  }
 } finally {
   await fixture.close();
 }

@@ -1,10 +1,12 @@
-import { SUBJECTS, traceHeaders, type JetStreamClient } from '@app/messaging';
+import { SUBJECTS, publishUntilStored, traceHeaders, type JetStreamClient } from '@app/messaging';
 import { RenderFinished } from '@app/proto/render';
 
 /**
  * Announces how a request holding a quota reservation ended when no render job carried the reservation
  * (refused after admission, a task created, a run that could not be dispatched), on the same stream as
- * render outcomes, so auth-quota settles every reservation in one place. Deduplicated by reservation id.
+ * render outcomes, so auth-quota settles every reservation in one place. Deduplicated by reservation id,
+ * and sent again while the stream cannot store it for a moment (a NATS node lost, a leader being elected):
+ * otherwise the reservation would stay open until its hold expires.
  */
 export async function announceReservationWithoutJob(
   js: JetStreamClient,
@@ -21,7 +23,7 @@ export async function announceReservationWithoutJob(
     origin: e.origin,
     reservation_id: e.reservationId,
   });
-  await js.publish(SUBJECTS.renderEvent('nojob', 'ended', e.reservationId), RenderFinished.encode(event).finish(), {
+  await publishUntilStored(js, SUBJECTS.renderEvent('nojob', 'ended', e.reservationId), RenderFinished.encode(event).finish(), {
     msgID: `without-job:${e.reservationId}`,
     headers: traceHeaders(),
   });

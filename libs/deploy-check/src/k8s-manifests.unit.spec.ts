@@ -31,9 +31,7 @@ const SERVICES = {
   'webhook-dispatcher': 'WEBHOOK_HEALTH_PORT',
 } as const;
 
-const base = variableReaders(repo);
-// NATS_REPLICAS is read by the NATS cluster support (stream, bucket and store replicas), a change of its own.
-const reads = (service: string | undefined, name: string) => base(service, name) || name === 'NATS_REPLICAS';
+const reads = variableReaders(repo);
 
 const containerOf = (manifests: Manifest[], kind: string, name: string): Container => {
   const c = podTemplateOf(find(manifests, kind, name)!)?.spec.containers[0];

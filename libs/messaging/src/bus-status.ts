@@ -8,6 +8,11 @@ export interface BusStatus {
   connected(): boolean;
   /** Throws unless NATS is connected and answers a round trip: a readiness check. */
   check(): Promise<void>;
+  /**
+   * Calls `listener` each time the connection is back after a drop (core messages published meanwhile
+   * never reached this client's subscriptions); returns the function that stops calling it.
+   */
+  onReconnect(listener: () => void): () => void;
 }
 
 export interface BusProbe {
@@ -41,10 +46,14 @@ function track(nc: NatsConnection): Tracker {
   let up = !nc.isClosed();
   let answering = true;
   let probing = false;
+  const listeners = new Set<() => void>();
   void (async () => {
     for await (const s of nc.status()) {
       if (s.type === 'disconnect' || s.type === 'reconnecting' || s.type === 'close') up = false;
-      else if (s.type === 'reconnect') up = answering = true;
+      else if (s.type === 'reconnect') {
+        up = answering = true;
+        for (const listener of listeners) listener();
+      }
     }
   })().catch(() => undefined);
   const status: Tracker = {
@@ -76,6 +85,10 @@ function track(nc: NatsConnection): Tracker {
       }, intervalMs);
       timer.unref();
       void nc.closed().then(() => clearInterval(timer));
+    },
+    onReconnect(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
     },
   };
   return status;

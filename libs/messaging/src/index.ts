@@ -13,3 +13,5 @@ export * from './stream-publisher.js';
 export * from './fleet-capacity.js';
 export * from './fair-pull-workers.js';
 export * from './round-robin-queue.js';
+export * from './bus-errors.js';
+export * from './publish-until-stored.js';

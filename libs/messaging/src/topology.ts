@@ -6,6 +6,7 @@ import {
   StorageType,
   jetstreamManager,
   type ConsumerConfig,
+  type JetStreamManager,
   type StreamConfig,
 } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
@@ -78,14 +79,17 @@ export const STREAMS = {
     max_age: nanos(24 * HOUR_MS),
   },
   /**
-   * Render events by origin (SUBJECTS.renderEvent). Interest retention: an event is removed once every
-   * consumer whose filter matches has acknowledged it, so a sync render's event lives until auth-quota
-   * settled it, not a day; max_age bounds what nobody acknowledges.
+   * Render events by origin (SUBJECTS.renderEvent). Limits retention: an event stays for max_age whatever
+   * its consumers did, and each durable consumer keeps its own place with explicit acks. Not interest
+   * retention: nats-server 2.9 can remove an event of a replicated interest stream before every consumer
+   * acknowledged it when a stream or consumer leader changes (a node lost), and a lost outcome is an
+   * unsent webhook or an unsettled charge. The day covers the default webhook retry schedule (about 11 h
+   * from the first attempt to the last), since a retried delivery is the same message coming back.
    */
   RENDER_EVENTS: {
     name: 'RENDER_EVENTS',
     subjects: ['render.>'],
-    retention: RetentionPolicy.Interest,
+    retention: RetentionPolicy.Limits,
     storage: StorageType.File,
     duplicate_window: nanos(120_000),
     max_age: nanos(24 * HOUR_MS),
@@ -261,17 +265,37 @@ export const BUCKETS = {
   signInFailures: { name: 'dashboard-sign-in-failures', ttlMs: HOUR_MS },
 } as const;
 
-/** Creates or updates every stream, consumer and bucket. Safe to call from every replica at start. */
-export async function ensureTopology(nc: NatsConnection): Promise<void> {
+/**
+ * How many copies of every stream and bucket the servers keep: 1 on a single server, 3 on a three-node
+ * cluster (a lost node loses nothing, and a majority of two keeps writing). NATS allows at most 5.
+ */
+export interface TopologyOptions {
+  replicas?: number;
+}
+
+/**
+ * Creates or updates every stream, consumer and bucket, each with `replicas` copies (default 1). Safe to
+ * call from every replica at start; an existing stream or bucket with another replica count is changed to
+ * this one in place (the servers copy it to the new peers).
+ */
+export async function ensureTopology(nc: NatsConnection, opts: TopologyOptions = {}): Promise<void> {
+  const replicas = opts.replicas ?? 1;
   const jsm = await jetstreamManager(nc);
-  for (const stream of Object.values(STREAMS)) {
+  for (const definition of Object.values(STREAMS)) {
+    const stream = { ...definition, num_replicas: replicas };
     try {
       const info = await jsm.streams.info(stream.name);
       if (info.config.retention !== stream.retention) {
-        // A stream's retention cannot change in place: an older layout (its events are of subjects no
-        // consumer reads any more) is replaced.
-        await jsm.streams.delete(stream.name);
-        throw Object.assign(new Error('stream not found'), { name: 'StreamNotFoundError' });
+        // A stream's retention cannot change in place. An empty stream of an older layout is replaced;
+        // one still holding messages keeps its retention (deleting it would lose them) until a start
+        // finds it empty, which an interest or work-queue stream becomes once its consumers caught up.
+        if (info.state.messages === 0) {
+          await jsm.streams.delete(stream.name);
+          throw Object.assign(new Error('stream not found'), { name: 'StreamNotFoundError' });
+        }
+        const kept = { ...stream, retention: info.config.retention };
+        await jsm.streams.update(stream.name, kept);
+        continue;
       }
       await jsm.streams.update(stream.name, stream);
     } catch (err) {
@@ -304,6 +328,7 @@ export async function ensureTopology(nc: NatsConnection): Promise<void> {
   const results = await objm.create(BUCKETS.renderResults.name, {
     ttl: nanos(BUCKETS.renderResults.ttlMs),
     storage: StorageType.File,
+    replicas,
   });
   // create() leaves an existing bucket as it was: raise an older, shorter backstop TTL.
   const resultsStatus = await results.status();
@@ -311,11 +336,21 @@ export async function ensureTopology(nc: NatsConnection): Promise<void> {
     const info = await jsm.streams.info(resultsStatus.streamInfo.config.name);
     await jsm.streams.update(info.config.name, { ...info.config, max_age: nanos(BUCKETS.renderResults.ttlMs) });
   }
-  await objm.create(BUCKETS.renderInputs.name, { ttl: nanos(BUCKETS.renderInputs.ttlMs), storage: StorageType.File });
+  await matchReplicas(jsm, resultsStatus.streamInfo.config.name, replicas);
+  const inputs = await objm.create(BUCKETS.renderInputs.name, { ttl: nanos(BUCKETS.renderInputs.ttlMs), storage: StorageType.File, replicas });
+  await matchReplicas(jsm, (await inputs.status()).streamInfo.config.name, replicas);
   const kvm = new Kvm(nc);
   for (const bucket of [BUCKETS.renderStatus, BUCKETS.renderCache, BUCKETS.quotaLimits, BUCKETS.dashboardSessions, BUCKETS.rendererCapacity, BUCKETS.signInFailures]) {
-    await kvm.create(bucket.name, { ttl: bucket.ttlMs, history: 1, storage: StorageType.File });
+    const kv = await kvm.create(bucket.name, { ttl: bucket.ttlMs, history: 1, storage: StorageType.File, replicas });
+    await matchReplicas(jsm, (await kv.status()).streamInfo.config.name, replicas);
   }
+}
+
+/** create() leaves an existing bucket as it was: its backing stream takes the replica count asked for. */
+async function matchReplicas(jsm: JetStreamManager, streamName: string, replicas: number): Promise<void> {
+  const info = await jsm.streams.info(streamName);
+  if (info.config.num_replicas === replicas) return;
+  await jsm.streams.update(streamName, { ...info.config, num_replicas: replicas });
 }
 
 function isNotFound(err: unknown): boolean {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RenderJob, RenderParams } from '@app/proto/render';
 import { shutdownTelemetry, startTelemetry, withSpan } from '@app/telemetry';
 import { startTestBus, type TestBus } from '@app/testkit';
-import { BUCKETS, Objm, STREAMS, jetstreamManager, streamPublisher, type ObjectStore, type StreamPublisher } from '@app/messaging';
+import { BUCKETS, Objm, STREAMS, ensureTopology, jetstream, jetstreamManager, streamPublisher, type ObjectStore, type StreamPublisher } from '@app/messaging';
 import { renderJobInputs, renderJobPublisher, type RenderJobPublisher } from './render-jobs.js';
 
 // Render jobs published to the RENDER_JOBS stream of a real nats-server 2.9 and read back from it, with
@@ -76,6 +76,19 @@ describe('The render-job publisher', () => {
       expect(travelled.params).toBeUndefined();
       expect(travelled.params_ref).toBe('job-large');
       expect((await renderJobInputs(inputs).resolve(travelled)).params?.html).toBe(html);
+    });
+  });
+
+  describe('When the render jobs stream is not there to answer for a second', () => {
+    it('should publish the job once the stream is back, stored once', async () => {
+      const jsm = await jetstreamManager(bus.nc);
+      await jsm.streams.delete(STREAMS.RENDER_JOBS.name);
+      const publishing = renderJobPublisher(jetstream(bus.nc, { timeout: 500 }), inputs).publish(job('job-late'));
+      await new Promise((r) => setTimeout(r, 1_000));
+      await ensureTopology(bus.nc);
+      await publishing;
+      expect(RenderJob.decode((await stored('job-late')).data).job_id).toBe('job-late');
+      expect((await jsm.streams.info(STREAMS.RENDER_JOBS.name)).state.messages).toBe(1);
     });
   });
 });

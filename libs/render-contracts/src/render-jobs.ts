@@ -1,5 +1,5 @@
 import { AppError } from '@app/errors';
-import { BUCKETS, Objm, SUBJECTS, traceHeaders, type MsgHdrs, type NatsConnection, type ObjectStore, type StreamPublish } from '@app/messaging';
+import { BUCKETS, Objm, SUBJECTS, traceHeaders, whileBusUnavailable, type MsgHdrs, type NatsConnection, type ObjectStore, type StreamPublish } from '@app/messaging';
 import { RenderJob, RenderParams } from '@app/proto/render';
 
 /**
@@ -35,8 +35,13 @@ export interface RenderJobPublisher {
  * job that never runs, or one encoded and never published). `js` is a JetStream client, or a
  * `streamPublisher` where jobs come in bursts.
  */
-export function renderJobPublisher(js: StreamPublish, inputs: ObjectStore, opts: { inlineMaxBytes?: number } = {}): RenderJobPublisher {
+export function renderJobPublisher(
+  js: StreamPublish,
+  inputs: ObjectStore,
+  opts: { inlineMaxBytes?: number; retryForMs?: number } = {},
+): RenderJobPublisher {
   const inlineMaxBytes = opts.inlineMaxBytes ?? INLINE_JOB_MAX_BYTES;
+  const retryForMs = opts.retryForMs ?? 10_000;
   async function encode(job: RenderJob): Promise<EncodedRenderJob> {
     const headers = traceHeaders();
     const data = RenderJob.encode(job).finish();
@@ -45,9 +50,11 @@ export function renderJobPublisher(js: StreamPublish, inputs: ObjectStore, opts:
     return { jobId: job.job_id, data: RenderJob.encode({ ...job, params: undefined, params_ref: job.job_id }).finish(), headers };
   }
   // A failed publish leaves the stored parameters to the bucket's TTL: the message may still have
-  // reached the stream, and its render needs them.
+  // reached the stream, and its render needs them. While the stream elects its leader the publish is
+  // repeated (the job id deduplicates it), so a timed-out publish that did reach the stream is known as
+  // published instead of answered as failed while its job renders, and is charged, anyway.
   const publishEncoded = async ({ jobId, data, headers }: EncodedRenderJob) => {
-    await js.publish(SUBJECTS.renderJobRequested, data, { msgID: jobId, headers });
+    await whileBusUnavailable(() => js.publish(SUBJECTS.renderJobRequested, data, { msgID: jobId, headers }), retryForMs);
   };
   return {
     encode,

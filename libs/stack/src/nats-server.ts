@@ -7,7 +7,17 @@ export interface RunningNats {
   url: string;
   port: number;
   process: ChildProcess;
+  /** The monitoring endpoint (/varz, /jsz, /healthz), when the server was started with one. */
+  monitorUrl?: string;
   stop(): Promise<void>;
+}
+
+/** One member of a cluster: its name, the cluster's name, its route port and every member's route port. */
+export interface ClusterMembership {
+  serverName: string;
+  clusterName: string;
+  routePort: number;
+  routePorts: number[];
 }
 
 export function natsServerBinary(): string {
@@ -27,11 +37,30 @@ const canConnect = (port: number) =>
     socket.once('error', () => resolve(false));
   });
 
-/** Starts a JetStream-enabled nats-server on 127.0.0.1 with its store in `storeDir`. */
-export async function startNatsServer(opts: { storeDir: string; port?: number }): Promise<RunningNats> {
+/** Command-line flags that make a server a member of a cluster whose routes are all on loopback. */
+const clusterFlags = (c: ClusterMembership): string[] => [
+  '--server_name',
+  c.serverName,
+  '--cluster_name',
+  c.clusterName,
+  '--cluster',
+  `nats://127.0.0.1:${c.routePort}`,
+  '--routes',
+  c.routePorts.filter((p) => p !== c.routePort).map((p) => `nats://127.0.0.1:${p}`).join(','),
+];
+
+/**
+ * Starts a JetStream-enabled nats-server on 127.0.0.1 with its store in `storeDir`; with `cluster`, as one
+ * member of a cluster, and with `monitorPort`, its monitoring endpoint on that port. It returns once the
+ * server accepts connections (a cluster member's JetStream may still be electing its leader).
+ */
+export async function startNatsServer(opts: { storeDir: string; port?: number; monitorPort?: number; cluster?: ClusterMembership }): Promise<RunningNats> {
   mkdirSync(opts.storeDir, { recursive: true });
   const port = opts.port ?? (await freePort());
-  const child = spawn(natsServerBinary(), ['-js', '-sd', opts.storeDir, '-a', '127.0.0.1', '-p', String(port)], {
+  const args = ['-js', '-sd', opts.storeDir, '-a', '127.0.0.1', '-p', String(port)];
+  if (opts.monitorPort) args.push('-m', String(opts.monitorPort));
+  if (opts.cluster) args.push(...clusterFlags(opts.cluster));
+  const child = spawn(natsServerBinary(), args, {
     stdio: ['ignore', 'ignore', 'pipe'],
     detached: true,
   });
@@ -58,6 +87,7 @@ export async function startNatsServer(opts: { storeDir: string; port?: number })
     url: `nats://127.0.0.1:${port}`,
     port,
     process: child,
+    ...(opts.monitorPort ? { monitorUrl: `http://127.0.0.1:${opts.monitorPort}` } : {}),
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();

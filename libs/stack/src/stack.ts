@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureDemoAccount, type DemoKeys } from './demo-account.js';
 import { freePort } from './free-port.js';
-import { startNatsServer, type RunningNats } from './nats-server.js';
+import { startLocalNats, type SupervisedNats } from './nats-cluster.js';
 import { waitHealthy, type LogMode } from './service-process.js';
 import { RESTART_BACKOFF_MS, superviseService, type SupervisedService } from './supervisor.js';
 import { ensureSelfSignedCertificate } from './tls-certificate.js';
@@ -19,6 +19,11 @@ export interface StackOptions {
   dataDir: string;
   /** An existing NATS server; otherwise one is started with its store in the data folder. */
   natsUrl?: string;
+  /**
+   * Servers of the NATS the stack starts (no natsUrl): 1 (default) or a cluster of this many on loopback,
+   * every stream and bucket then kept in min(size, 3) replicas unless env says NATS_REPLICAS.
+   */
+  natsClusterSize?: number;
   renderers?: number;
   /** edge-http replicas; the first listens on `port`, the others on free ports. */
   edges?: number;
@@ -46,6 +51,9 @@ export interface Stack {
   schedulerAddress: string;
   /** PEM of the self-signed certificate, for clients that should trust it. */
   certPem: string;
+  /** Every server of the NATS the stack started (none when given natsUrl). */
+  natsServers: SupervisedNats[];
+  /** The URL of every server, comma-separated, as the services get it in NATS_URL. */
   natsUrl: string;
   demo: DemoKeys;
   /** Every service process, supervised: one that exits unexpectedly is restarted. */
@@ -99,56 +107,31 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
           }
         : () => undefined;
   const tls = await ensureSelfSignedCertificate(join(dataDir, 'tls'));
-  let nats: RunningNats | undefined;
+  let natsServers: SupervisedNats[] = [];
   const processes: SupervisedService[] = [];
   const opsUrls: Record<string, string> = {};
 
   // Last resort if this process exits without stop(): no orphaned service keeps running.
   const killAll = () => {
     for (const p of processes) if (p.process.exitCode === null && p.process.signalCode === null) p.process.kill('SIGKILL');
-    if (nats?.process.exitCode === null) nats.process.kill('SIGKILL');
+    for (const n of natsServers) if (n.process?.exitCode === null) n.process.kill('SIGKILL');
   };
   process.once('exit', killAll);
 
-  let stopping = false;
-  /** The NATS server this launcher started is supervised like the services: restarted on the same port and store. */
-  const restartNats = (port: number, attempt: number): void => {
-    const delay = RESTART_BACKOFF_MS[Math.min(attempt, RESTART_BACKOFF_MS.length - 1)]!;
-    setTimeout(() => {
-      if (stopping) return;
-      startNatsServer({ storeDir: join(dataDir, 'nats'), port }).then(
-        (restarted) => {
-          nats = restarted;
-          log(`nats-server restarted (pid ${restarted.process.pid})`);
-          superviseNats(restarted);
-        },
-        (err: Error) => {
-          log(`nats-server did not restart (${err.message}); trying again`);
-          restartNats(port, attempt + 1);
-        },
-      );
-    }, delay);
-  };
-  const superviseNats = (running: RunningNats): void => {
-    running.process.once('exit', (code, signal) => {
-      if (stopping) return;
-      log(`nats-server (pid ${running.process.pid}) exited unexpectedly (${signal ? `signal ${signal}` : `code ${code}`}); restarting`);
-      restartNats(running.port, 0);
-    });
-  };
-
   const stopAll = async () => {
-    stopping = true;
     process.removeListener('exit', killAll);
     for (const name of [...SERVICES].reverse()) {
       await Promise.all(processes.filter((p) => p.name.startsWith(name)).map((p) => p.stop()));
     }
-    await nats?.stop();
+    await Promise.all(natsServers.map((n) => n.stop()));
   };
 
   try {
-    const natsUrl = opts.natsUrl ?? (nats = await startNatsServer({ storeDir: join(dataDir, 'nats') })).url;
-    if (nats) superviseNats(nats);
+    // The NATS servers this launcher starts are supervised like the services: restarted on the same port and store.
+    const clusterSize = opts.natsUrl ? 1 : Math.max(1, opts.natsClusterSize ?? 1);
+    if (!opts.natsUrl) natsServers = await startLocalNats(join(dataDir, 'nats'), clusterSize, log);
+    const natsUrl = opts.natsUrl ?? natsServers.map((n) => n.url).join(',');
+    const natsReplicas = opts.env?.NATS_REPLICAS ?? process.env.NATS_REPLICAS ?? String(Math.min(clusterSize, 3));
     const port = opts.port === 0 ? await freePort() : opts.port;
     const authQuotaAddresses: string[] = [];
     for (let i = 0; i < Math.max(1, opts.authQuotaReplicas ?? 1); i++) authQuotaAddresses.push(`127.0.0.1:${await freePort()}`);
@@ -161,6 +144,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       ...process.env,
       ...opts.env,
       NATS_URL: natsUrl,
+      NATS_REPLICAS: natsReplicas,
       DATA_DIR: dataDir,
       AUTH_QUOTA_GRPC_ADDR: authQuotaAddress,
       AUTH_QUOTA_ADDR: authQuotaAddresses.join(','),
@@ -230,6 +214,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       authQuotaAddresses,
       schedulerAddress,
       certPem: tls.certPem,
+      natsServers,
       natsUrl,
       demo,
       processes,

@@ -7,7 +7,7 @@ const CONCLUSIONS: ReadonlySet<string> = new Set(['finished', 'cache-hit', 'aban
 
 /** Records every render's conclusion (a RenderFinished payload) published on NATS while it runs. */
 export async function recordFinishedRenders(natsUrl: string) {
-  const nc = await connect({ servers: natsUrl });
+  const nc = await connect({ servers: natsUrl.split(',') });
   const events: RenderFinished[] = [];
   nc.subscribe(SUBJECTS.renderEventsAll, {
     callback: (_err, msg) => {

@@ -14,3 +14,5 @@ export * from './forward-proxy.js';
 export * from './prometheus.js';
 export * from './browser.js';
 export * from './test-bus.js';
+export * from './nats-leaders.js';
+export * from './request-timeline.js';

@@ -49,7 +49,7 @@ export async function createApp(config: AuthQuotaConfig, logger: Logger, overrid
     (config.mongo ? await mongoEventStore(config.mongo) : sqliteEventStore({ path: config.eventsDb }));
   const secrets = aesGcmSecretBox(resolveMasterKey(config.masterKey, config.dataDir));
   const nats = overrides.nats ?? (await connectNats({ servers: config.natsUrl, name: 'auth-quota' }));
-  await ensureTopology(nats);
+  await ensureTopology(nats, { replicas: config.natsReplicas });
   const js = jetstream(nats);
   const limits = kvLimitsStore(await new Kvm(nats).open(BUCKETS.quotaLimits.name));
   const directory = followedAccountDirectory(store);

@@ -10,6 +10,8 @@ const schema = z.object({
   DATA_DIR: envString('.data'),
   /** The bus: quota state (quota-limits bucket), render outcomes to settle, account change announcements. */
   NATS_URL: envString('nats://127.0.0.1:4222'),
+  /** Copies of every stream and bucket NATS keeps (1 on one server, 3 on a cluster). */
+  NATS_REPLICAS: envInt(1, 1, 5),
   /** SQLite file of the account events (default: DATA_DIR/auth-quota-events.db). */
   AUTH_QUOTA_EVENTS_DB: envOptional(),
   /** When set, account events go to MongoDB instead of SQLite. */
@@ -50,6 +52,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env) {
     healthHost: c.HEALTH_HOST,
     dataDir: c.DATA_DIR,
     natsUrl: c.NATS_URL,
+    natsReplicas: c.NATS_REPLICAS,
     eventsDb: c.AUTH_QUOTA_EVENTS_DB ?? `${c.DATA_DIR}/auth-quota-events.db`,
     mongo: c.MONGO_URL ? { url: c.MONGO_URL, dbName: c.MONGO_DB } : undefined,
     masterKey: c.AUTH_QUOTA_MASTER_KEY,

@@ -40,7 +40,7 @@ export interface EdgeApp extends App {
 export async function createApp(config: EdgeConfig, logger: Logger, o: Partial<EdgeDeps> = {}): Promise<EdgeApp> {
   const clock = o.clock ?? { now: () => new Date() };
   const nats = o.nats ?? (await connectNats({ servers: config.natsUrl, name: 'edge-http' }));
-  if (!o.nats) await ensureTopology(nats);
+  if (!o.nats) await ensureTopology(nats, { replicas: config.natsReplicas });
   const js = jetstream(nats);
   // Pinged, so a hung NATS (connection open, no answer) refuses API requests at once too, not after a backing call's deadline.
   const bus = busStatus(nats, { probe: DEFAULT_BUS_PROBE });

@@ -10,6 +10,8 @@ const schema = z
     /** Serve plain HTTP: only behind a TLS-terminating proxy. */
     EDGE_PLAIN_HTTP: envBool(false),
     NATS_URL: envString('nats://127.0.0.1:4222'),
+    /** Copies of every stream and bucket NATS keeps (1 on one server, 3 on a cluster). */
+    NATS_REPLICAS: envInt(1, 1, 5),
     AUTH_QUOTA_ADDR: envAddresses('127.0.0.1:50051'),
     SCHEDULER_ADDR: envAddresses('127.0.0.1:50052'),
     /** Let pages and webhooks reach private and loopback addresses (local use and tests only). */
@@ -50,6 +52,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env) {
     host: c.HOST,
     tls: c.EDGE_PLAIN_HTTP ? undefined : { certFile: c.TLS_CERT_FILE!, keyFile: c.TLS_KEY_FILE! },
     natsUrl: c.NATS_URL,
+    natsReplicas: c.NATS_REPLICAS,
     authQuotaAddress: c.AUTH_QUOTA_ADDR,
     schedulerAddress: c.SCHEDULER_ADDR,
     allowPrivateTargets: c.ALLOW_PRIVATE_TARGETS,

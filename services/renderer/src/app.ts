@@ -38,7 +38,7 @@ export async function createApp(config: RendererConfig, logger: Logger, o: { nat
   const trustedSpki = config.trustedCertsFile ? spkiHashes(readFileSync(config.trustedCertsFile, 'utf8')) : [];
   const pool = new BrowserPool({ ...config.pool, proxyUrl: proxy.url, trustedSpki, logger });
   const nats = o.nats ?? (await connectNats({ servers: config.natsUrl, name: `renderer-${config.rendererId}` }));
-  if (!o.nats) await ensureTopology(nats);
+  if (!o.nats) await ensureTopology(nats, { replicas: config.natsReplicas });
   const js = jetstream(nats);
   const objects = await new Objm(nats).open(BUCKETS.renderResults.name);
   const bus = busStatus(nats);

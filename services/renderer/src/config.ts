@@ -3,6 +3,8 @@ import { envBool, envInt, envOptional, envPort, envString, loadConfig, z } from 
 
 const schema = z.object({
   NATS_URL: envString('nats://127.0.0.1:4222'),
+  /** Copies of every stream and bucket NATS keeps (1 on one server, 3 on a cluster). */
+  NATS_REPLICAS: envInt(1, 1, 5),
   RENDERER_ID: envString(`${hostname()}-${process.pid}`),
   RENDERER_HEALTH_PORT: envPort(9102),
   /** Address of the operations port (/healthz, /readyz, /metrics); 0.0.0.0 for a scraper in another container. */
@@ -48,6 +50,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env) {
   const c = loadConfig(schema, env);
   return {
     natsUrl: c.NATS_URL,
+    natsReplicas: c.NATS_REPLICAS,
     rendererId: c.RENDERER_ID,
     healthPort: c.RENDERER_HEALTH_PORT,
     healthHost: c.HEALTH_HOST,

@@ -2,6 +2,8 @@ import { envAddress, envAddresses, envBool, envInt, envOptional, envPort, envStr
 
 const schema = z.object({
   NATS_URL: envString('nats://127.0.0.1:4222'),
+  /** Copies of every stream and bucket NATS keeps (1 on one server, 3 on a cluster). */
+  NATS_REPLICAS: envInt(1, 1, 5),
   SCHEDULER_GRPC_ADDR: envAddress('127.0.0.1:50052'),
   SCHEDULER_HEALTH_PORT: envPort(9103),
   /** Address of the operations port (/healthz, /readyz, /metrics); 0.0.0.0 for a scraper in another container. */
@@ -42,6 +44,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env) {
   const c = loadConfig(schema, env);
   return {
     natsUrl: c.NATS_URL,
+    natsReplicas: c.NATS_REPLICAS,
     grpcAddress: c.SCHEDULER_GRPC_ADDR,
     healthPort: c.SCHEDULER_HEALTH_PORT,
     healthHost: c.HEALTH_HOST,

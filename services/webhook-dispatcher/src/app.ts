@@ -30,7 +30,7 @@ export interface WebhookDeps {
  */
 export async function createApp(config: WebhookConfig, logger: Logger, o: Partial<WebhookDeps> = {}): Promise<App> {
   const nats = o.nats ?? (await connectNats({ servers: config.natsUrl, name: 'webhook-dispatcher' }));
-  if (!o.nats) await ensureTopology(nats);
+  if (!o.nats) await ensureTopology(nats, { replicas: config.natsReplicas });
   const js = jetstream(nats);
   const keys = o.keys ?? grpcSigningKeys(config.authQuotaAddress);
   const sender =

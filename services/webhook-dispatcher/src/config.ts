@@ -3,6 +3,8 @@ import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from './domain/retry-sched
 
 const schema = z.object({
   NATS_URL: envString('nats://127.0.0.1:4222'),
+  /** Copies of every stream and bucket NATS keeps (1 on one server, 3 on a cluster). */
+  NATS_REPLICAS: envInt(1, 1, 5),
   WEBHOOK_HEALTH_PORT: envPort(9104),
   /** Address of the operations port (/healthz, /readyz, /metrics); 0.0.0.0 for a scraper in another container. */
   HEALTH_HOST: envString('127.0.0.1'),
@@ -35,6 +37,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env) {
   const c = loadConfig(schema, env);
   return {
     natsUrl: c.NATS_URL,
+    natsReplicas: c.NATS_REPLICAS,
     healthPort: c.WEBHOOK_HEALTH_PORT,
     healthHost: c.HEALTH_HOST,
     authQuotaAddress: c.AUTH_QUOTA_ADDR,

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { createLogger } from '@app/logging';
 import { errors, AppError } from '@app/errors';
+import { JetStreamApiError } from '@app/messaging';
 import type { Admitter, ReservationOutcomes } from '../application/ports.js';
 import type { RenderSync } from '../application/render-sync.js';
 import { buildServer } from './build-server.js';
@@ -177,6 +178,16 @@ describe('edge-http routes', () => {
       expect(res.statusCode).toBe(500);
       expect(res.body).not.toContain('secret');
       expect(res.json()).toEqual({ statusCode: 500, error: 'Internal Server Error', message: 'An internal error occurred.', code: 'internal_error' });
+    });
+  });
+
+  describe('When a stream of the bus has no leader for a moment (a NATS node lost)', () => {
+    it('should answer 503 service_unavailable with Retry-After, not a 500', async () => {
+      renderSync.mockRejectedValueOnce(new JetStreamApiError({ code: 503, err_code: 10008, description: 'JetStream system temporarily unavailable' }));
+      const res = await app.inject({ method: 'POST', url: '/v1/pdf', headers: { 'x-access-key': VALID_KEY }, payload: { html: '<p>x</p>' } });
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toMatchObject({ statusCode: 503, code: 'service_unavailable' });
+      expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     });
   });
 

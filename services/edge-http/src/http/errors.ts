@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { maxHeaderSize } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, isAppError, toHttpError } from '@app/errors';
+import { AppError, errors, isAppError, toHttpError } from '@app/errors';
+import { isBusUnavailable } from '@app/messaging';
 import { currentTraceId } from '@app/telemetry';
 
 /** HSTS as helmet sends it, for the answers given before helmet's hook runs. */
@@ -32,9 +33,13 @@ function fromFastifyError(err: FastifyError): AppError {
   return new AppError('internal_error', 'An internal error occurred.', { cause: err });
 }
 
-/** The one error handler: AppErrors keep their code and message; anything else is a bare 500. */
+/**
+ * The one error handler: AppErrors keep their code and message; a bus unavailable for a moment (NATS
+ * reconnecting, a stream electing its leader) is 503 service_unavailable with Retry-After; anything else
+ * is a bare 500.
+ */
 export function errorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  const appError = isAppError(err) ? err : fromFastifyError(err);
+  const appError = isAppError(err) ? err : isBusUnavailable(err) ? errors.serviceUnavailable(err) : fromFastifyError(err);
   const { status, body, retryAfterSeconds } = toHttpError(appError);
   if (status >= 500) request.log.error({ err, code: body.code }, 'request failed');
   if (retryAfterSeconds !== undefined) void reply.header('retry-after', String(retryAfterSeconds));

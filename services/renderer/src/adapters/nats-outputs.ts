@@ -1,4 +1,4 @@
-import { SUBJECTS, renderOriginOf, traceHeaders, type JetStreamClient, type ObjectStore } from '@app/messaging';
+import { SUBJECTS, publishUntilStored, renderOriginOf, traceHeaders, type JetStreamClient, type ObjectStore } from '@app/messaging';
 import { RenderFinished, RenderStarted } from '@app/proto/render';
 import type { FinishedPublisher, ResultSink } from '../application/ports.js';
 
@@ -11,18 +11,22 @@ export function objectStoreSink(store: ObjectStore): ResultSink {
   };
 }
 
-/** RenderFinished / RenderStarted on the job's own subject (by its origin), deduplicated by job id across redeliveries. */
+/**
+ * RenderFinished / RenderStarted on the job's own subject (by its origin), deduplicated by job id across
+ * redeliveries. A caller waiting for a sync render has its result as soon as the event is sent, so the event
+ * is sent again while the stream cannot store it for a moment (a NATS node lost): its charge depends on it.
+ */
 export function natsFinishedPublisher(js: JetStreamClient): FinishedPublisher {
   return {
     async publish(event) {
-      await js.publish(SUBJECTS.renderEvent(renderOriginOf(event), 'finished', event.job_id), RenderFinished.encode(event).finish(), {
+      await publishUntilStored(js, SUBJECTS.renderEvent(renderOriginOf(event), 'finished', event.job_id), RenderFinished.encode(event).finish(), {
         msgID: `finished:${event.job_id}`,
         headers: traceHeaders(),
       });
     },
     async started(event) {
       // Only asynchronous renders announce their start (their status says "running").
-      await js.publish(SUBJECTS.renderEvent('async', 'started', event.job_id), RenderStarted.encode(event).finish(), {
+      await publishUntilStored(js, SUBJECTS.renderEvent('async', 'started', event.job_id), RenderStarted.encode(event).finish(), {
         msgID: `started:${event.job_id}`,
         headers: traceHeaders(),
       });

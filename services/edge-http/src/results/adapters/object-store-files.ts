@@ -1,4 +1,4 @@
-import { type ObjectInfo, type ObjectStore } from '@app/messaging';
+import { whileBusUnavailable, type ObjectInfo, type ObjectStore } from '@app/messaging';
 import { decodeResultMeta } from '@app/render-contracts';
 import type { ResultFiles, StoredFile } from '../ports.js';
 
@@ -7,8 +7,12 @@ function toFile(info: ObjectInfo): StoredFile | undefined {
   return meta && { ...meta, objectName: info.name, size: info.size };
 }
 
-/** Result files in the render-results object store, with the metadata the renderer wrote. */
-export function objectStoreFiles(store: ObjectStore): ResultFiles {
+/**
+ * Result files in the render-results object store, with the metadata the renderer wrote. A whole read (a
+ * sync render's result, which its caller waits for and is charged for) is tried again for up to
+ * `readRetryMs` while the bucket elects its leader, rather than failing a render that succeeded.
+ */
+export function objectStoreFiles(store: ObjectStore, readRetryMs = 10_000): ResultFiles {
   return {
     async info(name) {
       const info = await store.info(name);
@@ -19,7 +23,7 @@ export function objectStoreFiles(store: ObjectStore): ResultFiles {
       return result?.data ?? undefined;
     },
     async read(name) {
-      return (await store.getBlob(name)) ?? undefined;
+      return (await whileBusUnavailable(() => store.getBlob(name), readRetryMs)) ?? undefined;
     },
     async list() {
       const all = await store.list();

@@ -1,0 +1,25 @@
+import { JetStreamApiError } from '@nats-io/jetstream';
+
+/**
+ * Errors of a bus that is not there for a moment, rather than of a bad request: the connection is down or
+ * reconnecting, a request found no responder or timed out, or, on a cluster, a stream or the JetStream
+ * meta group is electing a leader (its API answers no responders, which the client reports as
+ * JetStreamNotEnabled, or 503 "JetStream system temporarily unavailable").
+ */
+const TRANSIENT = new Set([
+  'TimeoutError',
+  'NoRespondersError',
+  'ClosedConnectionError',
+  'DrainingConnectionError',
+  'ConnectionError',
+  'RequestError',
+  'JetStreamNotEnabled',
+]);
+
+/** True when `err` (or what caused it) says the bus is unavailable for now: answer 503 and let the caller retry. */
+export function isBusUnavailable(err: unknown, depth = 0): boolean {
+  if (!(err instanceof Error) || depth > 3) return false;
+  if (TRANSIENT.has(err.name)) return true;
+  if (err instanceof JetStreamApiError && err.status === 503) return true;
+  return isBusUnavailable(err.cause, depth + 1);
+}
