@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBus, type TestBus } from '@app/testkit';
-import { SUBJECTS, jetstream, openRenderJobPublisher } from '@app/messaging';
+import { SUBJECTS, jetstream } from '@app/messaging';
+import { openRenderJobPublisher } from '@app/render-contracts';
 import { RenderFinished, RenderJob } from '@app/proto/render';
 import { natsRenderQueue } from './nats-render-queue.js';
 
