@@ -11,7 +11,9 @@ const EVERY_STREAM = [
   ...Object.values(STREAMS).map((s) => s.name),
   `OBJ_${BUCKETS.renderResults.name}`,
   `OBJ_${BUCKETS.renderInputs.name}`,
-  ...[BUCKETS.renderStatus, BUCKETS.renderCache, BUCKETS.quotaLimits, BUCKETS.dashboardSessions].map((b) => `KV_${b.name}`),
+  ...Object.values(BUCKETS)
+    .filter((b) => b !== BUCKETS.renderResults && b !== BUCKETS.renderInputs)
+    .map((b) => `KV_${b.name}`),
 ];
 
 beforeAll(async () => {
