@@ -4,8 +4,9 @@ import { effectiveRendersInFlight } from './fair-share.js';
 describe('effectiveRendersInFlight', () => {
   describe.each([
     // fleet slots, plan limit, effective limit
-    [1, 10, 1],
-    [2, 10, 1],
+    [1, 10, 2],
+    [2, 10, 2],
+    [2, 1, 1],
     [3, 10, 2],
     [4, 10, 3],
     [4, 2, 2],
