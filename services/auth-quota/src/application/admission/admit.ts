@@ -40,6 +40,14 @@ interface Prepared {
  */
 const leaseQualifies = (input: AdmitInput, account: OpenAccountState) => leaseEligible(input) && !account.signatureRequired && !input.accountId;
 
+/**
+ * How long an admission refused only for renders in flight waits for one of them to be settled before it is
+ * refused: a client that got its render's answer may send the next one before auth-quota has read that
+ * render's outcome from the bus (a few milliseconds, more under load). The waits between tries double.
+ */
+const SLOT_WAIT_MS = 1_000;
+const SLOT_RETRY_FIRST_MS = 20;
+
 const reserveRefusal = (d: Exclude<ReserveDecision, { kind: 'reserved' }>): AppError =>
   d.kind === 'quota_exceeded' ? errors.quotaExceeded(d.retryAfterSeconds) : errors.concurrencyLimited(d.limit, d.retryAfterSeconds);
 
@@ -59,8 +67,11 @@ export function admitting(deps: {
   newId: () => string;
   /** Render slots of the live renderers (undefined: unknown); caps every account's renders in flight. */
   fleetSlots?: () => number | undefined;
+  /** How long an admission refused only for renders in flight waits for a slot (SLOT_WAIT_MS). */
+  slotWaitMs?: number;
 }) {
   const { clock, limits, holdMs } = deps;
+  const slotWaitMs = deps.slotWaitMs ?? SLOT_WAIT_MS;
   const { change } = deps.limitsAccess;
   /** A plan's limits with its renders in flight capped by the fleet's capacity (a share kept for others). */
   const reservable = (plan: PlanLimits): PlanLimits => ({ ...plan, rendersInFlight: effectiveRendersInFlight(plan.rendersInFlight, deps.fleetSlots?.()) });
@@ -109,6 +120,26 @@ export function admitting(deps: {
     return { account: p.account, rateLimit, reservationId: p.id };
   };
 
+  /**
+   * A request refused only because its account's renders in flight are at the limit, tried again (its
+   * reservation alone: the rate limit counted it already) until a render is settled or slotWaitMs passes.
+   */
+  const awaitSlot = async (accountId: string, p: Prepared, refusal: AppError): Promise<Admitted | AppError> => {
+    const deadline = Date.now() + slotWaitMs;
+    for (let waitMs = SLOT_RETRY_FIRST_MS; Date.now() < deadline; waitMs *= 2) {
+      await new Promise((r) => setTimeout(r, Math.min(waitMs, Math.max(0, deadline - Date.now()))));
+      const nowMs = clock.now().getTime();
+      const plan = limits[p.account.plan];
+      const { reserved, rateLimit } = await change(accountId, (state) => ({
+        reserved: reserve(state, p.id, reservable(plan), holdMs, nowMs),
+        rateLimit: peekRate(state, plan.rateLimitPerMinute, nowMs),
+      }));
+      if (reserved.kind === 'reserved') return { account: p.account, rateLimit, reservationId: p.id };
+      if (reserved.kind !== 'concurrency_limited') return refusal;
+    }
+    return refusal;
+  };
+
   /** Decides admissions in order, each exactly as if it came alone; the answer or refusal of each at its position. */
   const admitMany = async (inputs: AdmitInput[]): Promise<(Admitted | AppError)[]> => {
     const results: (Admitted | AppError)[] = new Array(inputs.length);
@@ -128,7 +159,12 @@ export function admitting(deps: {
         try {
           const nowMs = clock.now().getTime();
           const decided = await change(accountId, (state) => group.map(({ prepared }) => decide(state, prepared, nowMs)));
-          group.forEach(({ index }, i) => (results[index] = decided[i]!));
+          await Promise.all(
+            group.map(async ({ index, prepared }, i) => {
+              const d = decided[i]!;
+              results[index] = d instanceof AppError && d.code === 'concurrency_limited' ? await awaitSlot(accountId, prepared, d) : d;
+            }),
+          );
         } catch (err) {
           for (const { index } of group) results[index] = isAppError(err) ? err : errors.internal(err);
         }

@@ -201,6 +201,18 @@ describe('AuthQuotaService over gRPC', () => {
       await until(async () => (await usageOf(accountId)).renders_in_flight === 1, 10_000, 'the render to end');
       expect((await admit(created.access_key)).reservation_id).toBeTruthy();
     });
+
+    it('should admit one asked for just before a render in flight is settled (its client already has the answer)', async () => {
+      const created = await callUnary(client, client.createAccount, { name: 'G', plan: 'growth' });
+      const accountId = created.account!.account_id;
+      const first = await admit(created.access_key);
+      await admit(created.access_key);
+      const next = admit(created.access_key);
+      await new Promise((r) => setTimeout(r, 100));
+      await renderFinished(accountId, first.reservation_id!, 'succeeded');
+      expect((await next).reservation_id).toBeTruthy();
+      expect(await usageOf(accountId)).toMatchObject({ renders_in_flight: 2, used: 1 });
+    });
   });
 
   describe('When the same admission is asked twice (a retry on another replica)', () => {
