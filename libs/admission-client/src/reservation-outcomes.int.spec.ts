@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBus, type TestBus } from '@app/testkit';
 import { STREAMS, ensureTopology, jetstream, jetstreamManager } from '@app/messaging';
 import { RenderFinished } from '@app/proto/render';
-import { announceReservationWithoutJob } from './reservation-outcomes.js';
+import { announceReservationEnded } from './reservation-outcomes.js';
 
 // On a real nats-server 2.9: a reservation's end announced while the render events stream cannot take it
 // (as one electing its leader answers: nobody) reaches the stream once it can, for auth-quota to settle.
@@ -19,7 +19,7 @@ describe('Announcing a reservation that ended without a render job', () => {
     it('should store the announcement once the stream is back', async () => {
       const jsm = await jetstreamManager(bus.nc);
       await jsm.streams.delete(STREAMS.RENDER_EVENTS.name);
-      const announcing = announceReservationWithoutJob(jetstream(bus.nc, { timeout: 500 }), {
+      const announcing = announceReservationEnded(jetstream(bus.nc, { timeout: 500 }), {
         accountId: 'acct-1',
         reservationId: 'res-1',
         succeeded: false,

@@ -2,13 +2,14 @@ import { SUBJECTS, publishUntilStored, traceHeaders, type JetStreamClient } from
 import { RenderFinished } from '@app/proto/render';
 
 /**
- * Announces how a request holding a quota reservation ended when no render job carried the reservation
- * (refused after admission, a task created, a run that could not be dispatched), on the same stream as
- * render outcomes, so auth-quota settles every reservation in one place. Deduplicated by reservation id,
+ * Announces how a request holding a quota reservation ended, told by its holder: a synchronous render's
+ * answer (charged only when its caller got the result), a request refused after admission, a task
+ * created, a run that could not be dispatched. On the same stream as render outcomes, so auth-quota
+ * settles every reservation in one place. Deduplicated by reservation id,
  * and sent again while the stream cannot store it for a moment (a NATS node lost, a leader being elected):
  * otherwise the reservation would stay open until its hold expires.
  */
-export async function announceReservationWithoutJob(
+export async function announceReservationEnded(
   js: JetStreamClient,
   e: { accountId: string; reservationId: string; succeeded: boolean; origin: 'api' | 'task' },
 ): Promise<void> {
@@ -24,7 +25,7 @@ export async function announceReservationWithoutJob(
     reservation_id: e.reservationId,
   });
   await publishUntilStored(js, SUBJECTS.renderEvent('nojob', 'ended', e.reservationId), RenderFinished.encode(event).finish(), {
-    msgID: `without-job:${e.reservationId}`,
+    msgID: `ended:${e.reservationId}`,
     headers: traceHeaders(),
   });
 }

@@ -38,7 +38,7 @@ export const SUBJECTS = {
    * Render events, on the RENDER_EVENTS stream: `render.<origin>.<event>.<id>`. The origin says whose
    * render it is, so each consumer filters what it needs and never decodes another's: `sync` (a caller
    * waits; only auth-quota settles it), `async` (edge status, webhooks, auth-quota), `task` (the
-   * scheduler, auth-quota), `nojob` (a reservation that ended without a render job: auth-quota alone).
+   * scheduler, auth-quota), `nojob` (how a reservation ended, told by its holder rather than by a render job: a synchronous render's answer, a request refused after admission, a task created or a run not dispatched; auth-quota alone).
    * The event says what happened and who says so: `started` and `finished` are the renderer's,
    * `cache-hit` and `abandoned` the edge's own (an async render answered from the cache; an async render
    * its watchdog gave up on), `ended` the edge's or the scheduler's (no job). Every one carries a

@@ -7,8 +7,9 @@ import type { Admission } from '../application/admission.js';
 const ACCOUNT_ID = /^[A-Za-z0-9_-]{1,100}$/;
 
 /**
- * The one place a quota reservation is settled: every render outcome on RENDER_EVENTS (sync, async and
- * task renders, the watchdog's failures) and every reservation that ended without a job. Success commits,
+ * The one place a quota reservation is settled: every render outcome on RENDER_EVENTS (async and task
+ * renders, failed sync renders, the watchdog's failures) and every end told by a reservation's holder
+ * (a synchronous render's answer, a request refused after admission). Success commits,
  * anything else releases; a repeat changes nothing; a reservation nobody knows is an error, logged and
  * counted. The auth-quota replicas share the durable consumer, so a killed replica's settlement is
  * redelivered to another; a failure to reach the bucket naks the outcome and it comes back.
@@ -34,6 +35,9 @@ export function renderOutcomesConsumer(deps: { js: JetStreamClient; admission: A
       if (!event) return term;
       const reservationId = event.reservation_id;
       if (!reservationId) return ack;
+      // A synchronous render's success is settled by the edge that answered its caller (origin nojob):
+      // the caller may have had an error (the wait ran out) while the render finished later.
+      if (SUBJECTS.renderEventOriginOf(msg.subject) === 'sync' && event.status === 'succeeded') return ack;
       const succeeded = event.status === 'succeeded' && (event.result !== undefined || SUBJECTS.renderEventOriginOf(msg.subject) === 'nojob');
       const result = ACCOUNT_ID.test(event.account_id) ? await admission.settle(event.account_id, reservationId, succeeded) : 'unknown';
       if (result === 'unknown') {

@@ -67,11 +67,12 @@ export interface Admitter extends AuthQuota {
 }
 
 /**
- * How a request holding a quota reservation ended when no render job carried it (refused after
- * admission, a task created). auth-quota settles it from this, as it settles render outcomes.
+ * How a request holding a quota reservation ended, told by the edge that answered it: a synchronous render
+ * (its answer decides whether it is charged, whatever its renderer reports later), a request refused after
+ * admission, a task created. auth-quota settles the reservation from this, as it settles render outcomes.
  */
 export interface ReservationOutcomes {
-  endedWithoutJob(e: { accountId: string; reservationId: string; succeeded: boolean }): Promise<void>;
+  ended(e: { accountId: string; reservationId: string; succeeded: boolean }): Promise<void>;
 }
 
 /** How long a synchronous render may take to start and to finish. */

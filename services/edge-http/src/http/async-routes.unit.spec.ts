@@ -40,7 +40,7 @@ const authQuota: Admitter = {
   })),
 };
 /** Reservations the requests announced as ended without a job (auth-quota settles them from there). */
-const reservationOutcomes: ReservationOutcomes = { endedWithoutJob: vi.fn(async () => undefined) };
+const reservationOutcomes: ReservationOutcomes = { ended: vi.fn(async () => undefined) };
 
 const files = fakeFiles();
 const index = fakeIndex();
@@ -85,7 +85,7 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 beforeEach(() => {
-  vi.mocked(reservationOutcomes.endedWithoutJob).mockClear();
+  vi.mocked(reservationOutcomes.ended).mockClear();
   vi.mocked(authQuota.reserve).mockClear();
   quotaLeft = Number.POSITIVE_INFINITY;
 });
@@ -103,7 +103,7 @@ describe('async renders over HTTP', () => {
       const body = res.json();
       expect(body).toEqual({ id: expect.any(String), status: 'queued', created: expect.any(Number) });
       await settled();
-      expect(reservationOutcomes.endedWithoutJob).not.toHaveBeenCalled();
+      expect(reservationOutcomes.ended).not.toHaveBeenCalled();
       expect(jobs.submitted.at(-1)).toMatchObject({ job_id: body.id, reservation_id: expect.stringMatching(/^res-/) });
       expect(jobs.submitted.at(-1)!.files_base_url).toBe('http://api.example:8443/v1/files/');
     });
@@ -126,7 +126,7 @@ describe('async renders over HTTP', () => {
       const res = await post('ak_one', { url: 'https://example.com/', webhook_url: 'https://hooks.example/' });
       expect(res.statusCode).toBe(400);
       await vi.waitFor(() =>
-        expect(reservationOutcomes.endedWithoutJob).toHaveBeenCalledWith(expect.objectContaining({ accountId: 'acc_1', succeeded: false })),
+        expect(reservationOutcomes.ended).toHaveBeenCalledWith(expect.objectContaining({ accountId: 'acc_1', succeeded: false })),
       );
     });
   });
@@ -134,7 +134,7 @@ describe('async renders over HTTP', () => {
 
 describe('the render cache over HTTP', () => {
   describe('When the same cached request comes twice', () => {
-    it('should MISS (quota reserved, carried by the job) then HIT (no quota touched, same bytes)', async () => {
+    it('should MISS (quota reserved, charged from the answer) then HIT (no quota touched, same bytes)', async () => {
       const params = { url: 'https://example.com/cached', cache: true };
       const miss = await post('ak_one', params);
       expect(miss.statusCode).toBe(200);
@@ -143,7 +143,9 @@ describe('the render cache over HTTP', () => {
       expect(authQuota.reserve).toHaveBeenCalledWith('acc_1');
       const reserved = await vi.mocked(authQuota.reserve).mock.results[0]!.value;
       expect(renderSync).toHaveBeenLastCalledWith(expect.objectContaining({ reservationId: reserved }));
+      await vi.waitFor(() => expect(reservationOutcomes.ended).toHaveBeenCalledWith({ accountId: 'acc_1', reservationId: reserved, succeeded: true }));
       vi.mocked(authQuota.reserve).mockClear();
+      vi.mocked(reservationOutcomes.ended).mockClear();
 
       const hit = await post('ak_one', params);
       expect(hit.statusCode).toBe(200);
@@ -151,7 +153,7 @@ describe('the render cache over HTTP', () => {
       expect(hit.rawPayload).toEqual(miss.rawPayload);
       await settled();
       expect(authQuota.reserve).not.toHaveBeenCalled();
-      expect(reservationOutcomes.endedWithoutJob).not.toHaveBeenCalled();
+      expect(reservationOutcomes.ended).not.toHaveBeenCalled();
       expect(renderSync).toHaveBeenCalledTimes(1);
     });
   });

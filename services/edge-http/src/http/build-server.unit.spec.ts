@@ -23,7 +23,7 @@ const authQuota: Admitter = {
     renders: { limit: 5, in_flight: 2 },
   })),
 };
-const reservations: ReservationOutcomes = { endedWithoutJob: vi.fn(async () => undefined) };
+const reservations: ReservationOutcomes = { ended: vi.fn(async () => undefined) };
 
 const renderSync = vi.fn<RenderSync>(async () => ({
   body: new Uint8Array([0xff, 0xd8, 0xff]),
@@ -59,8 +59,8 @@ describe('edge-http routes', () => {
   });
 
   describe('When a render succeeds', () => {
-    it('should answer the body with rate limit headers, its job carrying the reservation to its settlement', async () => {
-      vi.mocked(reservations.endedWithoutJob).mockClear();
+    it('should answer the body with rate limit headers, and settle its reservation as charged from the answer', async () => {
+      vi.mocked(reservations.ended).mockClear();
       const res = await app.inject({ method: 'POST', url: '/v1/screenshot', headers: { 'x-access-key': VALID_KEY }, payload: { url: 'http://a.test/' } });
       expect(res.statusCode).toBe(200);
       expect(res.headers['content-type']).toBe('image/jpeg');
@@ -69,7 +69,7 @@ describe('edge-http routes', () => {
       expect(res.headers['x-ratelimit-remaining']).toBe('39');
       expect(res.headers['x-ratelimit-reset']).toBe('1800000000');
       expect(renderSync).toHaveBeenLastCalledWith(expect.objectContaining({ reservationId: 'r1' }));
-      expect(reservations.endedWithoutJob).not.toHaveBeenCalled();
+      await vi.waitFor(() => expect(reservations.ended).toHaveBeenCalledWith({ accountId: 'acc_1', reservationId: 'r1', succeeded: true }));
     });
 
     it('should carry the security headers that act on any response, and not the ones only HTML pages read', async () => {
@@ -111,7 +111,7 @@ describe('edge-http routes', () => {
 
   describe('When the parameters are invalid', () => {
     it('should answer 400 with every problem and announce the reservation ended without a job', async () => {
-      vi.mocked(reservations.endedWithoutJob).mockClear();
+      vi.mocked(reservations.ended).mockClear();
       const res = await app.inject({
         method: 'POST',
         url: '/v1/screenshot',
@@ -123,7 +123,7 @@ describe('edge-http routes', () => {
       expect(body.code).toBe('invalid_parameter');
       expect(body.details.map((d: { parameter: string }) => d.parameter).sort()).toEqual(['format', 'url', 'viewport_width']);
       await vi.waitFor(() =>
-        expect(reservations.endedWithoutJob).toHaveBeenCalledWith({ accountId: 'acc_1', reservationId: 'r1', succeeded: false }),
+        expect(reservations.ended).toHaveBeenCalledWith({ accountId: 'acc_1', reservationId: 'r1', succeeded: false }),
       );
     });
   });

@@ -1,4 +1,4 @@
-import { announceReservationWithoutJob } from '@app/admission-client';
+import { announceReservationEnded } from '@app/admission-client';
 import type { JetStreamClient } from '@app/messaging';
 import type { RenderJobPublisher } from '@app/render-contracts';
 import type { RenderJobs } from '../application/ports.js';
@@ -14,6 +14,6 @@ export function natsRenderJobs(js: JetStreamClient, publisher: RenderJobPublishe
       const encoded = await publisher.encode(job);
       return { publish: () => publisher.publishEncoded(encoded) };
     },
-    withoutJob: (e) => announceReservationWithoutJob(js, { ...e, succeeded: false, origin: 'task' }),
+    withoutJob: (e) => announceReservationEnded(js, { ...e, succeeded: false, origin: 'task' }),
   };
 }

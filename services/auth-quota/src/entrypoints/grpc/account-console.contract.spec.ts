@@ -121,7 +121,7 @@ describe('AccountConsoleService over gRPC', () => {
           reservation_id: admitted.reservation_id!,
           result: { object_name: 'x', content_type: 'image/png', extension: 'png', size: 1, headers: {}, expires_unix_ms: 0 },
         });
-        await jetstream(nc).publish(SUBJECTS.renderEvent('sync', 'finished', event.job_id), RenderFinished.encode(event).finish());
+        await jetstream(nc).publish(SUBJECTS.renderEvent('async', 'finished', event.job_id), RenderFinished.encode(event).finish());
       }
       await until(async () => (await callUnary(api, api.getUsage, { account_id: a.id })).used === 2, 10_000, 'two committed renders');
       const daily = await callUnary(console_, console_.getDailyUsage, { account_id: a.id });

@@ -8,7 +8,8 @@ import { AuthQuotaServiceClient } from '@app/proto/authquota';
 import { callUnary } from '@app/rpc';
 import { createLogger } from '@app/logging';
 import { isAppError } from '@app/errors';
-import { SUBJECTS, connectNats, jetstream, type NatsConnection } from '@app/messaging';
+import { announceReservationEnded } from '@app/admission-client';
+import { SUBJECTS, connectNats, jetstream, type NatsConnection, type RenderOrigin } from '@app/messaging';
 import { RenderFinished } from '@app/proto/render';
 import { startNatsServer, type RunningNats } from '@app/stack';
 import { until } from '@app/testkit';
@@ -36,7 +37,8 @@ const configOf = (env: Record<string, string> = {}) =>
 const logger = createLogger('auth-quota-test', { level: 'silent' });
 
 /** What a renderer publishes when the render of a reserved job ends. */
-const renderFinished = async (accountId: string, reservationId: string, status: 'succeeded' | 'failed') => {
+/** A render job's outcome, as its renderer announces it (an async render's by default: its job settles it). */
+const renderFinished = async (accountId: string, reservationId: string, status: 'succeeded' | 'failed', origin: RenderOrigin = 'async') => {
   const event = RenderFinished.fromPartial({
     job_id: `job-${reservationId}`,
     account_id: accountId,
@@ -45,7 +47,7 @@ const renderFinished = async (accountId: string, reservationId: string, status: 
     reservation_id: reservationId,
     ...(status === 'succeeded' ? { result: { object_name: 'x', content_type: 'image/png', extension: 'png', size: 1, headers: {}, expires_unix_ms: 0 } } : {}),
   });
-  await jetstream(nc).publish(SUBJECTS.renderEvent('sync', 'finished', event.job_id), RenderFinished.encode(event).finish());
+  await jetstream(nc).publish(SUBJECTS.renderEvent(origin, 'finished', event.job_id), RenderFinished.encode(event).finish());
 };
 const usageOf = (accountId: string) => callUnary(client, client.getUsage, { account_id: accountId });
 
@@ -159,6 +161,28 @@ describe('AuthQuotaService over gRPC', () => {
       await until(async () => (await usageOf(accountId)).remaining === 1, 10_000, 'the release');
       expect((await admit(created.access_key)).reservation_id).toBeTruthy();
       expect(await usageOf(accountId)).toMatchObject({ used: 0, remaining: 0 });
+    });
+  });
+
+  describe('When a synchronous render succeeds after the edge answered its caller with an error', () => {
+    it("should settle from the edge's answer: released, whatever the renderer reports", async () => {
+      const created = await callUnary(client, client.createAccount, { name: 'S', plan: 'free' });
+      const accountId = created.account!.account_id;
+      const first = await admit(created.access_key);
+      await renderFinished(accountId, first.reservation_id!, 'succeeded', 'sync');
+      await announceReservationEnded(jetstream(nc), { accountId, reservationId: first.reservation_id!, succeeded: false, origin: 'api' });
+      await until(async () => (await usageOf(accountId)).renders_in_flight === 0, 10_000, 'the settlement');
+      expect(await usageOf(accountId)).toMatchObject({ used: 0 });
+    });
+
+    it('should charge one the edge answered with its result, once', async () => {
+      const created = await callUnary(client, client.createAccount, { name: 'T', plan: 'free' });
+      const accountId = created.account!.account_id;
+      const first = await admit(created.access_key);
+      await renderFinished(accountId, first.reservation_id!, 'succeeded', 'sync');
+      await announceReservationEnded(jetstream(nc), { accountId, reservationId: first.reservation_id!, succeeded: true, origin: 'api' });
+      await until(async () => (await usageOf(accountId)).renders_in_flight === 0, 10_000, 'the settlement');
+      expect(await usageOf(accountId)).toMatchObject({ used: 1 });
     });
   });
 

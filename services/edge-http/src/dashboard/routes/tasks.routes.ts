@@ -22,7 +22,7 @@ export async function dashboardTaskRoutes(
     const ended = (succeeded: boolean) =>
       reservationId && opts.reservations
         ? opts.reservations
-            .endedWithoutJob({ accountId, reservationId, succeeded })
+            .ended({ accountId, reservationId, succeeded })
             .catch((err: unknown) => request.log.error({ err }, 'announcing the end of a quota reservation failed'))
         : undefined;
     try {

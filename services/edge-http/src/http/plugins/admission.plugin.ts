@@ -18,6 +18,8 @@ declare module 'fastify' {
     admitted?: Admitted;
     /** Set when admission deferred the quota: reserves it (once) before the request renders. */
     reserveDeferredQuota?: () => Promise<void>;
+    /** Set when an accepted async render's job settles the request's reservation (not its answer). */
+    settledByJob?: boolean;
     rawBody?: Buffer;
   }
 }
@@ -105,11 +107,13 @@ export const admissionPlugin = fp(async (app: FastifyInstance, opts: { admitter:
     const admitted = request.admitted;
     if (!admitted?.reservationId) return done();
     const succeeded = reply.statusCode < 400;
-    // A render that answered 2xx had a job, which carries the reservation to its settlement. When it
-    // failed after its job was queued, both outcomes arrive and the first settles (a repeat is ignored).
-    if (succeeded && routeOf(request).config.usage === 'render') return done();
+    // An accepted async render's job carries the reservation to its settlement. Every other request
+    // settles it from its answer, a synchronous render included: auth-quota leaves a synchronous render's
+    // success to the edge that answered, so a caller answered with an error (the wait ran out, the bus
+    // was lost) is never charged for a render that finished later.
+    if (succeeded && request.settledByJob) return done();
     reservations
-      .endedWithoutJob({ accountId: admitted.account.accountId, reservationId: admitted.reservationId, succeeded })
+      .ended({ accountId: admitted.account.accountId, reservationId: admitted.reservationId, succeeded })
       .catch((err: unknown) => request.log.error({ err }, 'announcing the end of a quota reservation failed'))
       .finally(() => done());
   });

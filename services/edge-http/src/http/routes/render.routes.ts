@@ -42,6 +42,7 @@ export async function renderRoutes(app: FastifyInstance, opts: RenderRoutesOptio
           reserve: () => reserveDeferredQuota(request),
           filesBaseUrl: filesBaseUrl(request, opts.publicUrl),
         });
+        request.settledByJob = true;
         if (accepted.cache) void reply.header('x-service-cache', accepted.cache);
         return reply.status(202).send({ id: accepted.id, status: accepted.status, created: Math.floor(accepted.createdMs / 1000) });
       }

@@ -26,7 +26,7 @@ const task: TaskResource = {
 
 // auth-quota as the routes see it: the Scale account passes, the Basic one is refused plan features.
 const admitted: AdmitRequest[] = [];
-const reservations: ReservationOutcomes = { endedWithoutJob: vi.fn(async () => undefined) };
+const reservations: ReservationOutcomes = { ended: vi.fn(async () => undefined) };
 const authQuota: Admitter = {
   // No rate lease here: every request is admitted by `admit`.
   tryNow: () => undefined,
@@ -111,7 +111,7 @@ describe('Task routes', () => {
       );
       // A task creation has no render job: its reservation is announced as ended, successfully (it counts).
       await vi.waitFor(() =>
-        expect(reservations.endedWithoutJob).toHaveBeenCalledWith({ accountId: 'acc_scale', reservationId: 'res-1', succeeded: true }),
+        expect(reservations.ended).toHaveBeenCalledWith({ accountId: 'acc_scale', reservationId: 'res-1', succeeded: true }),
       );
     });
   });
@@ -144,7 +144,7 @@ describe('Task routes', () => {
       expect(res.json().details.map((d: { parameter: string }) => d.parameter).sort()).toEqual(['colour', 'enabled', 'name', 'runs']);
       expect(scheduler.create).not.toHaveBeenCalled();
       await vi.waitFor(() =>
-        expect(reservations.endedWithoutJob).toHaveBeenCalledWith({ accountId: 'acc_scale', reservationId: 'res-1', succeeded: false }),
+        expect(reservations.ended).toHaveBeenCalledWith({ accountId: 'acc_scale', reservationId: 'res-1', succeeded: false }),
       );
     });
   });
