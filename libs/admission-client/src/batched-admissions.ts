@@ -14,8 +14,12 @@ const MAX_BATCH = 256;
 /** A request carrying a larger signed body is admitted on its own, so a batch stays a small message. */
 const MAX_BATCHED_BODY_BYTES = 16 * 1024;
 
-/** Every admission carries its id, so a call whose connection failed under it is repeated on another replica. */
-const FAILOVER = { failover: true } as const;
+/**
+ * Every admission carries its id, so a call whose connection failed under it is repeated on another replica.
+ * Its deadline outlasts the election of a new leader for the quota-limits bucket (5 to 7 s on nats-server
+ * 2.9 after a NATS node is lost), through which auth-quota holds the admission rather than failing it.
+ */
+const FAILOVER = { failover: true, timeoutMs: 10_000 } as const;
 
 export type Admit = (request: AdmitRequestRequest) => Promise<AdmitRequestResponse>;
 

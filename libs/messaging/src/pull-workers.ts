@@ -101,6 +101,13 @@ export async function nextMessage(consumer: Consumer, deps: { durable: string; l
 }
 
 /**
+ * How long each pull request of a continuous pull lasts. The client expects a heartbeat every half of it and
+ * pulls again after two are missed, which is how it finds a stream leader that moved (a NATS node lost): at
+ * the library's default of 30 s, a consumer would sit idle that long after a failover.
+ */
+const CONSUME_EXPIRES_MS = 2_000;
+
+/**
  * `concurrency` workers pulling one message at a time from a durable consumer shared by every replica,
  * so messages spread over replicas and a replica never holds more than it is working on. While `handle`
  * runs, the message is kept alive with working() every `heartbeatMs`; its Disposition decides the ack.
@@ -134,7 +141,7 @@ export function pullWorkers(deps: MessageHandling & {
     while (running && consumer) {
       const inHand = new Set<Promise<void>>();
       try {
-        stream = await consumer.consume({ max_messages: deps.concurrency });
+        stream = await consumer.consume({ max_messages: deps.concurrency, expires: CONSUME_EXPIRES_MS });
         for await (const msg of stream) {
           if (!running) {
             msg.nak();

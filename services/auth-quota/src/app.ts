@@ -15,7 +15,7 @@ import { resolveMasterKey } from './adapters/master-key.js';
 import { followedAccountDirectory } from './adapters/followed-account-directory.js';
 import { eventSourcedAccountCommands } from './adapters/event-sourced-accounts.js';
 import { eventStoreUsageJournal } from './adapters/usage-journal.js';
-import { kvLimitsStore } from './adapters/kv-limits-store.js';
+import { LIMITS_REQUEST_TIMEOUT_MS, kvLimitsStore } from './adapters/kv-limits-store.js';
 import { followAccountChanges, natsAccountChangeNotifier } from './adapters/nats-account-change-notifier.js';
 import { authQuotaService } from './entrypoints/grpc/auth-quota.service.js';
 import { renderOutcomesConsumer } from './entrypoints/render-outcomes.consumer.js';
@@ -51,7 +51,7 @@ export async function createApp(config: AuthQuotaConfig, logger: Logger, overrid
   const nats = overrides.nats ?? (await connectNats({ servers: config.natsUrl, name: 'auth-quota' }));
   await ensureTopology(nats, { replicas: config.natsReplicas });
   const js = jetstream(nats);
-  const limits = kvLimitsStore(await new Kvm(nats).open(BUCKETS.quotaLimits.name));
+  const limits = kvLimitsStore(await new Kvm(jetstream(nats, { timeout: LIMITS_REQUEST_TIMEOUT_MS })).open(BUCKETS.quotaLimits.name));
   const directory = followedAccountDirectory(store);
   const journal = eventStoreUsageJournal(store);
   const notifier = natsAccountChangeNotifier(nats);

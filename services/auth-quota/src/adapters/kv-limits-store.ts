@@ -1,9 +1,24 @@
 import { LRUCache } from 'lru-cache';
-import type { KV } from '@app/messaging';
+import { isBusUnavailable, type KV } from '@app/messaging';
 import { emptyLimits, type LimitsState } from '../domain/limits/account-limits.js';
 import type { LimitsStore } from '../application/ports.js';
 
 const MAX_CAS_ATTEMPTS = 50;
+/**
+ * How long a change is tried again while the bucket cannot be reached for a moment: its leader being
+ * elected after a NATS node was lost, 5 to 7 s on nats-server 2.9 (kv-limits-store-failover.int.spec.ts);
+ * within the edge's 10 s deadline for an admission. A write whose
+ * answer was lost may have been stored: the change is then decided again on the value read back, which
+ * a reservation survives (its id is already open) and which may count one request twice in the rate
+ * window.
+ */
+const BUS_RETRY_MS = 8_000;
+
+/**
+ * How long one request to the bucket may wait for its answer: short, so that a request sent to a leader
+ * just lost is sent again within BUS_RETRY_MS rather than waiting out the client's default of 5 s.
+ */
+export const LIMITS_REQUEST_TIMEOUT_MS = 1_000;
 
 const keyOf = (accountId: string) => `account.${accountId}`;
 const encoder = new TextEncoder();
@@ -32,7 +47,8 @@ interface Pending {
  * while a write is under way go together in the next (each decided in arrival order, as if alone): a
  * burst of settlements of one account costs a few writes, not a compare-and-set race among hundreds.
  */
-export function kvLimitsStore(kv: KV, opts: { maxCachedAccounts?: number } = {}): LimitsStore {
+export function kvLimitsStore(kv: KV, opts: { maxCachedAccounts?: number; busRetryMs?: number } = {}): LimitsStore {
+  const busRetryMs = opts.busRetryMs ?? BUS_RETRY_MS;
   const seen = new LRUCache<string, { json: string; revision: number }>({ max: opts.maxCachedAccounts ?? 50_000 });
   /** Per account: changes waiting for the write under way to finish. */
   const queued = new Map<string, Pending[]>();
@@ -75,18 +91,22 @@ export function kvLimitsStore(kv: KV, opts: { maxCachedAccounts?: number } = {})
       }
       queued.set(accountId, []);
       try {
-        let current = seen.get(accountId) ?? (await fetch(accountId));
+        const started = Date.now();
+        let current = seen.get(accountId);
         for (let attempt = 1; ; attempt++) {
-          const { draft, results, failed } = decideAll(current.json, batch);
-          const json = JSON.stringify(draft);
           try {
+            current ??= await fetch(accountId);
+            const { draft, results, failed } = decideAll(current.json, batch);
+            const json = JSON.stringify(draft);
             const revision = await kv.put(keyOf(accountId), encoder.encode(json), { previousSeq: current.revision });
             seen.set(accountId, { json, revision });
             for (const p of batch) failed.has(p) ? p.reject(failed.get(p)) : p.resolve(results.get(p));
             break;
           } catch (err) {
-            if (!isWrongRevision(err) || attempt >= MAX_CAS_ATTEMPTS) throw err;
-            current = await fetch(accountId);
+            current = undefined;
+            if (isWrongRevision(err) && attempt < MAX_CAS_ATTEMPTS) continue;
+            if (!isBusUnavailable(err) || Date.now() - started >= busRetryMs) throw err;
+            await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** (attempt - 1), 1_000)));
           }
         }
       } catch (err) {
