@@ -101,20 +101,6 @@ async function printWarnings(services: string[]) {
 
 const skip = containers.skip;
 
-/** Waits until `n` renders wait on the hold page; one answered before the release fails at once, with its answer. */
-async function untilHeld(renders: Promise<HttpsResponse>[], n: number): Promise<void> {
-  const early: string[] = [];
-  for (const r of renders) void r.then((res) => early.push(`${res.status} ${res.body.toString().slice(0, 200)}`), (err: unknown) => early.push(String(err)));
-  await until(
-    () => {
-      if (early.length > 0) throw new Error(`a render was answered while the page held it: ${early.join('; ')}`);
-      return hold.waiting === n;
-    },
-    60_000,
-    `${n} renders in flight`,
-  );
-}
-
 describe.skipIf(skip !== undefined)(`docker compose up, through testcontainers${skip ? ` (skipped: ${skip})` : ''}`, () => {
   beforeAll(async () => {
     fixture = await startFixtureServer(
@@ -266,7 +252,7 @@ describe.skipIf(skip !== undefined)(`docker compose up, through testcontainers${
       const before = await Promise.all([1, 2].map(async (n) => sampleSum(await metricsOf(containerName('renderer', n), 9102), 'render_duration_count')));
       hold.reset();
       const renders = Array.from({ length: 6 }, (_, i) => call('POST', '/v1/screenshot', { url: page(`/hold?i=${i}`) }));
-      await untilHeld(renders, 6);
+      await hold.untilHeld(renders, 6);
       hold.release();
       for (const res of await Promise.all(renders)) expect(res.status, res.body.toString().slice(0, 300)).toBe(200);
       const after = await Promise.all([1, 2].map(async (n) => sampleSum(await metricsOf(containerName('renderer', n), 9102), 'render_duration_count')));
@@ -304,7 +290,7 @@ describe.skipIf(skip !== undefined)(`docker compose up, through testcontainers${
       const usedBefore = await usedQuota();
       hold.reset();
       const renders = Array.from({ length: 6 }, (_, i) => call('POST', '/v1/screenshot', { url: page(`/hold?kill=${i}`), format: 'png' }));
-      await untilHeld(renders, 6);
+      await hold.untilHeld(renders, 6);
       // SIGKILL to the container's init, as the kernel's OOM killer or a crash would end it. (podman 4.3
       // counts `podman kill` as a stop asked by the user, after which no restart policy applies.)
       process.kill(Number(await podman('inspect', '--format', '{{.State.Pid}}', victim)), 'SIGKILL');

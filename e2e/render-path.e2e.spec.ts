@@ -218,7 +218,7 @@ describe('Renderer replicas', () => {
       hold.reset();
       const from = finished.events.length;
       const responses = heldRenders(6);
-      await until(() => hold.waiting === 6, 20_000, 'six renders in flight');
+      await hold.untilHeld(responses, 6);
       hold.release();
       for (const res of await Promise.all(responses)) expect(res.status).toBe(200);
       const rendered = finished.events.slice(from).filter((e) => e.producer === RENDER_PRODUCERS.renderer);
@@ -232,7 +232,7 @@ describe('Renderer replicas', () => {
       hold.reset();
       const from = finished.events.length;
       const responses = heldRenders(6);
-      await until(() => hold.waiting === 6, 20_000, 'six renders in flight');
+      await hold.untilHeld(responses, 6);
       const victim = stack.processes.find((p) => p.name === 'renderer-1')!;
       await victim.kill();
       hold.release();

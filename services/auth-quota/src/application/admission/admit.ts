@@ -45,7 +45,7 @@ const leaseQualifies = (input: AdmitInput, account: OpenAccountState) => leaseEl
  * refused: a client that got its render's answer may send the next one before auth-quota has read that
  * render's outcome from the bus (a few milliseconds, more under load). The waits between tries double.
  */
-const SLOT_WAIT_MS = 1_000;
+const SLOT_WAIT_MS = 2_000;
 const SLOT_RETRY_FIRST_MS = 20;
 
 const reserveRefusal = (d: Exclude<ReserveDecision, { kind: 'reserved' }>): AppError =>
