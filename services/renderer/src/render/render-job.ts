@@ -37,9 +37,19 @@ export interface RenderJobEnv {
   screencast?: ScreencastEnv | undefined;
 }
 
+/**
+ * Whether a render shows only what is in the viewport while it is captured: then a cookie popup hidden by
+ * the prehide styles is out of it already, and its opt-out is not waited for. A scrape reads the DOM, and
+ * a pdf or full-page screenshot lays out the whole document (a popup may lock scrolling until answered).
+ */
+const viewportOnly = (operation: RenderOperation, params: RenderParams) =>
+  operation === 'screencast' || (operation === 'screenshot' && params.full_page !== true && params.full_page_scroll !== true);
+
 /** After the page loaded: cookie popups, click, hidden elements, scrolling, then `delay`. */
 async function prepare(page: Page, operation: RenderOperation, params: RenderParams, clock: Countdown): Promise<void> {
-  await settleConsent(page, params, Math.min(CONSENT_WAIT_MS, clock.remainingMs() - OUTPUT_RESERVE_MS));
+  await settleConsent(page, params, Math.min(CONSENT_WAIT_MS, clock.remainingMs() - OUTPUT_RESERVE_MS), {
+    unlessHidden: viewportOnly(operation, params) && !params.click_selector,
+  });
   await clickSelector(page, params.click_selector, clock);
   // A scrape reads the DOM: hidden elements are taken out of it, not only out of the rendering.
   if (operation === 'scrape') {

@@ -21,7 +21,8 @@ interface DetectorInput extends ConsentSignatures {
 function detect(input: DetectorInput): void {
   const w = window as unknown as Record<string, unknown>;
   if (w[input.stateName]) return;
-  const state = { lifecycle: 'idle' };
+  // hidden: the popup found is inside an element the prehide styles hide (it is out of the image already).
+  const state = { lifecycle: 'idle', hidden: false };
   Object.defineProperty(window, input.stateName, { value: state, configurable: false });
   // Taken before any script of the page runs: a page that silences its console does not silence this.
   const ask = console.debug.bind(console, input.signal);
@@ -38,7 +39,14 @@ function detect(input: DetectorInput): void {
   // parses alone, would swallow the rest of the list); the list is matched in one call.
   const valid = input.selectors.filter((s) => parses(`${s},b`));
   const list = parses(valid.join(',')) ? [valid.join(',')] : valid;
-  const found = (): boolean => list.some((s) => s !== '' && document.querySelector(s) !== null);
+  const found = (): Element | undefined => {
+    for (const s of list) {
+      const element = s === '' ? null : document.querySelector(s);
+      if (element) return element;
+    }
+    return undefined;
+  };
+  const prehidden = input.prehide.filter((s) => parses(`${s},b`)).join(',');
   let observer: MutationObserver | undefined;
   let pending: ReturnType<typeof setTimeout> | undefined;
   const request = (): void => {
@@ -51,7 +59,15 @@ function detect(input: DetectorInput): void {
   const check = (): void => {
     pending = undefined;
     if (state.lifecycle !== 'idle') return;
-    if (found() || input.globals.some((g) => g in window)) request();
+    const popup = found();
+    if (popup) {
+      try {
+        state.hidden = prehidden !== '' && popup.closest(prehidden) !== null;
+      } catch {
+        state.hidden = false;
+      }
+      request();
+    } else if (input.globals.some((g) => g in window)) request();
   };
   let matchesUrl = false;
   try {

@@ -116,23 +116,24 @@ const SETTLE_SLACK_MS = 250;
 
 /**
  * Waits (at most maxMs) while autoconsent is handling a popup it found in the main frame, so the
- * opt-out completes before the capture. A page where nothing was found (or not yet: known popups are
+ * opt-out completes before the capture. With `unlessHidden`, a popup the prehide styles hide (out of the
+ * image from the first paint) is not waited for: the render shows nothing its opt-out changes. A page where nothing was found (or not yet: known popups are
  * hidden by the prehide styles from the first paint anyway) is not held up: one evaluation answers at
  * once. The wait runs in the page (no waitForFunction, whose helper script Puppeteer would first inject
  * into every fresh context), bounded from outside too.
  */
-export async function settleConsent(page: Page, params: RenderParams, maxMs: number): Promise<void> {
+export async function settleConsent(page: Page, params: RenderParams, maxMs: number, opts: { unlessHidden?: boolean } = {}): Promise<void> {
   if (!consentWanted(params) || maxMs <= 0) return;
   let timer: NodeJS.Timeout | undefined;
   const givenUp = new Promise<void>((resolve) => (timer = setTimeout(resolve, maxMs + SETTLE_SLACK_MS)));
   const settled = page
     .evaluate(
-      (busy: string[], name: string, waitMs: number, pollMs: number) =>
+      (busy: string[], name: string, waitMs: number, pollMs: number, unlessHidden: boolean) =>
         new Promise<void>((resolve) => {
           const endsAt = Date.now() + waitMs;
           const check = () => {
-            const state = (globalThis as unknown as Record<string, { lifecycle: string } | undefined>)[name];
-            if (!state || !busy.includes(state.lifecycle) || Date.now() >= endsAt) resolve();
+            const state = (globalThis as unknown as Record<string, { lifecycle: string; hidden?: boolean } | undefined>)[name];
+            if (!state || !busy.includes(state.lifecycle) || (unlessHidden && state.hidden) || Date.now() >= endsAt) resolve();
             else setTimeout(check, pollMs);
           };
           check();
@@ -141,6 +142,7 @@ export async function settleConsent(page: Page, params: RenderParams, maxMs: num
       CONSENT_STATE,
       maxMs,
       SETTLE_POLL_MS,
+      opts.unlessHidden === true,
     )
     .catch(() => undefined);
   await Promise.race([settled, givenUp]).finally(() => clearTimeout(timer));
