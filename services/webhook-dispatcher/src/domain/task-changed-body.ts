@@ -1,18 +1,8 @@
 import type { TaskChangedEvent } from '@app/proto/scheduler';
+import type { TaskChangedWebhookBody } from '@app/render-contracts';
 
-/** The body of the task.changed webhook (decisions: Change monitoring). */
-export interface TaskChangedBody {
-  type: 'task.changed';
-  task_id: number;
-  run_id: string;
-  score: number;
-  summary: string;
-  before: string | null;
-  after: string | null;
-  diff: string | null;
-  /** Unix seconds of the comparison. */
-  created: number;
-}
+/** The body of the task.changed webhook (its schema: @app/render-contracts). */
+export type TaskChangedBody = TaskChangedWebhookBody;
 
 export function taskChangedBody(e: TaskChangedEvent): TaskChangedBody {
   return {

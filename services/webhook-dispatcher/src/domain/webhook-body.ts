@@ -1,16 +1,8 @@
 import type { RenderFinished } from '@app/proto/render';
+import type { RenderWebhookBody } from '@app/render-contracts';
 
-export interface WebhookBody {
-  id: string;
-  status: string;
-  file: string | null;
-  expires: number | null;
-  created: number;
-  format: string;
-  size: number | null;
-  task_id?: string;
-  error?: { code: string; message: string };
-}
+/** The body of a render's webhook (its schema: @app/render-contracts). */
+export type WebhookBody = RenderWebhookBody;
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ERROR_CODES, reasonPhrase } from '@app/errors';
 import { CONTENT_TYPE_BY_FORMAT, FORMAT_BY_OPERATION, OPERATIONS, PARAMETERS, RESULT_FORMATS, parameterDefaults, type Operation } from '@app/render-params';
 import { TASK_FIELDS, TASK_REQUIRED_FIELDS } from '../routes/tasks.routes.js';
+import { webhookDocs } from './webhooks.js';
 import { AsyncAccepted, DeviceList, ErrorBody, Health, Readiness, RenderStatus, TaskList, Task, TaskChanges, TaskRuns, Usage } from './response-schemas.js';
 
 /** A route of the server as Fastify registered it. */
@@ -322,6 +323,7 @@ export function buildOpenApiDocument(routes: readonly RouteInfo[], info: { versi
     const operation = renderOperationOf(route);
     (paths[path] ??= {})[method.toLowerCase()] = operation ? renderOperation(operation, method, route) : otherOperation(method, path, route);
   }
+  const webhooks = webhookDocs();
   const schemas = componentSchemas();
   return stripUndefined({
     openapi: '3.1.0',
@@ -343,6 +345,7 @@ export function buildOpenApiDocument(routes: readonly RouteInfo[], info: { versi
       { name: 'Service', description: 'Health and this description.' },
     ],
     paths,
+    webhooks,
     components: {
       schemas,
       responses: errorResponses(),

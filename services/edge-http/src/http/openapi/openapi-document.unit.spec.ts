@@ -78,6 +78,23 @@ describe('GET /openapi.json', () => {
     });
   });
 
+  describe('When a client looks up the webhooks it may receive', () => {
+    it('should find render.finished and task.changed, each with its body schema and the signature headers', () => {
+      for (const [name, schema] of [
+        ['render.finished', 'RenderWebhook'],
+        ['task.changed', 'TaskChangedWebhook'],
+      ]) {
+        const post = doc.webhooks[name!].post;
+        expect(post.requestBody.content['application/json'].schema).toEqual({ $ref: `#/components/schemas/${schema}` });
+        expect(post.parameters.map((p: Json) => p.name)).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature', 'x-service-signature']);
+      }
+      expect(doc.components.schemas.TaskChangedWebhook.required).toEqual(
+        expect.arrayContaining(['type', 'task_id', 'run_id', 'score', 'summary', 'before', 'after', 'diff', 'created']),
+      );
+      expect(doc.components.schemas.RenderWebhook.properties.status.enum).toEqual(['succeeded', 'failed']);
+    });
+  });
+
   describe('When the routes the server registered are compared with the document', () => {
     it('should describe every one of them (HEAD aside), and only routes the server answers', () => {
       const documented = Object.entries(doc.paths as Json).flatMap(([path, ops]) => Object.keys(ops as Json).map((m) => `${m.toUpperCase()} ${path}`));
