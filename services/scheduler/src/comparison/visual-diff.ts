@@ -77,20 +77,19 @@ const crop = (img: Raw, area: ChangeBox): Buffer => {
   return out;
 };
 
-/** The image in light grey (10 % of its luminance over white), opaque: the diff file's background. */
-function fade(img: Raw): Buffer {
-  const out = Buffer.alloc(img.width * img.height * 4);
-  const d = img.data;
-  for (let i = 0; i < out.length; i += 4) {
-    const alpha = d[i + 3]! / 255;
-    const luma = 0.299 * d[i]! + 0.587 * d[i + 1]! + 0.114 * d[i + 2]!;
-    const v = 255 + (luma - 255) * alpha * 0.1;
-    out[i] = v;
-    out[i + 1] = v;
-    out[i + 2] = v;
-    out[i + 3] = 255;
-  }
-  return out;
+/**
+ * The diff file: the image in light grey (over white, 10 % of its luminance), the marks (an RGBA layer,
+ * transparent where nothing is marked) over it, as a PNG. Every per-pixel step runs in libvips, off the
+ * event loop: fading the page in JavaScript was the scheduler's costliest step under a burst of changes.
+ */
+async function diffPng(img: Raw, marks: Buffer): Promise<Buffer> {
+  const { width, height } = img;
+  const grey = await sharp(img.data, { raw: { width, height, channels: 4 } }).flatten({ background: '#ffffff' }).greyscale().linear(0.1, 229.5).raw().toBuffer();
+  return sharp(grey, { raw: { width, height, channels: 1 } })
+    .toColourspace('srgb')
+    .composite([{ input: marks, raw: { width, height, channels: 4 } }])
+    .png({ compressionLevel: 2, adaptiveFiltering: false })
+    .toBuffer();
 }
 
 function drawBox(data: Buffer, width: number, height: number, box: ChangeBox): void {
@@ -142,18 +141,19 @@ export async function compareImages(before: Uint8Array, after: Uint8Array): Prom
   const boxes = changedRegions(area.width, area.height, isDiff)
     .slice(0, MAX_BOXES)
     .map((box) => ({ ...box, x: box.x + area.x, y: box.y + area.y }));
-  const faded = fade(img2);
+  const marks = Buffer.alloc(width * height * 4);
   for (let row = 0; row < area.height; row++) {
     for (let col = 0; col < area.width; col++) {
       if (!isDiff(row * area.width + col)) continue;
       const i = ((area.y + row) * width + area.x + col) * 4;
-      faded[i] = DIFF_COLOUR[0];
-      faded[i + 1] = DIFF_COLOUR[1];
-      faded[i + 2] = DIFF_COLOUR[2];
+      marks[i] = DIFF_COLOUR[0];
+      marks[i + 1] = DIFF_COLOUR[1];
+      marks[i + 2] = DIFF_COLOUR[2];
+      marks[i + 3] = 255;
     }
   }
-  for (const box of boxes) drawBox(faded, width, height, box);
-  const body = await sharp(faded, { raw: { width, height, channels: 4 } }).png({ compressionLevel: 2, adaptiveFiltering: false }).toBuffer();
+  for (const box of boxes) drawBox(marks, width, height, box);
+  const body = await diffPng(img2, marks);
   const largest = boxes[0]!;
   const summary =
     `${formatPercent(score)} of pixels differ in ${boxes.length} region${boxes.length === 1 ? '' : 's'}; ` +
