@@ -1,25 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import sharp from 'sharp';
 import { startFixtureServer, startTestStack, startWebhookReceiver, until, type FixtureServer, type TestStack, type WebhookReceiver } from '@app/testkit';
+import type { RunChangeResource, TaskRunResource } from '@app/task-resources';
 
 // Change monitoring over HTTPS with the whole stack: real renders of fixture pages in Chromium, the
 // scheduler's comparisons, the dispatcher's signed task.changed webhooks. Runs fire at minute boundaries:
 // four tasks share the same three minutes.
 
-interface Change {
-  status: string;
-  score: number;
-  summary: string;
-  diff: string | null;
-  before: string | null;
-  after: string | null;
-  boxes: { x: number; y: number; width: number; height: number }[];
-}
-interface Run {
-  id: string;
-  status: string;
-  change: Change | null;
-}
+type Run = Pick<TaskRunResource, 'id' | 'status'> & { change: RunChangeResource | null };
 
 let stack: TestStack;
 let fixture: FixtureServer;

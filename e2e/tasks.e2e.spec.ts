@@ -11,34 +11,10 @@ import {
   type TestAccount,
   type TestStack,
 } from '@app/testkit';
+import type { TaskResource, TaskRunResource } from '@app/task-resources';
 
 // Scheduled tasks through the HTTPS API of the whole stack (scheduler, renderer, auth-quota, edge as
 // separate processes on one NATS). Runs fire at minute boundaries, so the test waits up to ~70 s once.
-
-interface TaskBody {
-  id: number;
-  name: string;
-  api: string;
-  query: string;
-  frequency: string;
-  crontab: string;
-  timezone: string;
-  enabled: boolean;
-  created: number;
-  last_run: number | null;
-  runs: number;
-}
-
-interface RunBody {
-  id: string;
-  task_id: number;
-  status: string;
-  due: number;
-  started: number;
-  finished: number | null;
-  file: string | null;
-  error: { code: string; message: string } | null;
-}
 
 let stack: TestStack;
 let fixture: FixtureServer;
@@ -81,7 +57,7 @@ describe('Scheduled tasks over HTTPS', () => {
       const before = Math.floor(Date.now() / 1000);
       const createdA = await createTask('/task-a');
       expect(createdA.status, createdA.body.toString()).toBe(201);
-      const a = createdA.json<TaskBody>();
+      const a = createdA.json<TaskResource>();
       expect(a).toEqual({
         id: expect.any(Number),
         name: 'Fixture /task-a',
@@ -97,7 +73,7 @@ describe('Scheduled tasks over HTTPS', () => {
       });
       expect(a.created).toBeGreaterThanOrEqual(before);
 
-      const b = (await createTask('/task-b')).json<TaskBody>();
+      const b = (await createTask('/task-b')).json<TaskResource>();
       expect(b.id).not.toBe(a.id);
       const deleted = await stack.call('DELETE', `/v1/tasks/${b.id}?access_key=${stack.demo.accessKey}`);
       expect(deleted.status).toBe(204);
@@ -106,11 +82,11 @@ describe('Scheduled tasks over HTTPS', () => {
 
       await until(() => fixture.hits('/task-a') > 0, 75_000, 'the first run of task A to load its page');
       await until(
-        async () => (await stack.call('GET', `/v1/tasks/${a.id}/runs`, { headers: demo() })).json<{ runs: RunBody[] }>().runs.some((r) => r.status !== 'running'),
+        async () => (await stack.call('GET', `/v1/tasks/${a.id}/runs`, { headers: demo() })).json<{ runs: TaskRunResource[] }>().runs.some((r) => r.status !== 'running'),
         30_000,
         'the outcome of the run',
       );
-      const { runs } = (await stack.call('GET', `/v1/tasks/${a.id}/runs`, { headers: demo() })).json<{ runs: RunBody[] }>();
+      const { runs } = (await stack.call('GET', `/v1/tasks/${a.id}/runs`, { headers: demo() })).json<{ runs: TaskRunResource[] }>();
       const run = runs.at(-1)!;
       expect(run).toMatchObject({ task_id: a.id, status: 'succeeded', error: null });
       expect(run.due % 60).toBe(0);
@@ -118,7 +94,7 @@ describe('Scheduled tasks over HTTPS', () => {
       // On the origin the client called (127.0.0.1 here), under an unguessable name.
       expect(run.file).toMatch(new RegExp(`^https://127\\.0\\.0\\.1:${stack.port}/v1/files/[A-Za-z0-9_-]{43}$`));
 
-      const after = (await stack.call('GET', `/v1/tasks/${a.id}`, { headers: demo() })).json<TaskBody>();
+      const after = (await stack.call('GET', `/v1/tasks/${a.id}`, { headers: demo() })).json<TaskResource>();
       expect(after.runs).toBeGreaterThanOrEqual(1);
       expect(after.last_run).toBeGreaterThanOrEqual(run.started);
 
@@ -136,7 +112,7 @@ describe('Scheduled tasks over HTTPS', () => {
       const removed = await stack.call('DELETE', `/v1/tasks/${a.id}`, { headers: demo() });
       expect(removed.status).toBe(204);
       expect((await stack.call('GET', `/v1/tasks/${a.id}/runs`, { headers: demo() })).status).toBe(404);
-      const listed = (await stack.call('GET', '/v1/tasks', { headers: demo() })).json<{ tasks: TaskBody[] }>().tasks.map((t) => t.id);
+      const listed = (await stack.call('GET', '/v1/tasks', { headers: demo() })).json<{ tasks: TaskResource[] }>().tasks.map((t) => t.id);
       expect(listed).not.toContain(a.id);
       expect(listed).not.toContain(b.id);
     }, 150_000);
@@ -144,7 +120,7 @@ describe('Scheduled tasks over HTTPS', () => {
 
   describe('When another account asks for a task', () => {
     it('should answer 404, as if it did not exist', async () => {
-      const task = (await createTask('/task-a', { frequency: 'every_day', enabled: false })).json<TaskBody>();
+      const task = (await createTask('/task-a', { frequency: 'every_day', enabled: false })).json<TaskResource>();
       for (const [method, path] of [
         ['GET', `/v1/tasks/${task.id}`],
         ['GET', `/v1/tasks/${task.id}/runs`],
@@ -162,7 +138,7 @@ describe('Scheduled tasks over HTTPS', () => {
 
   describe('When the owner updates a task', () => {
     it('should answer 200 with the changed task', async () => {
-      const task = (await createTask('/task-a', { frequency: 'every_hour', enabled: false })).json<TaskBody>();
+      const task = (await createTask('/task-a', { frequency: 'every_hour', enabled: false })).json<TaskResource>();
       const res = await stack.call('PATCH', `/v1/tasks/${task.id}`, {
         json: { access_key: stack.demo.accessKey, name: 'Renamed', frequency: 'custom', crontab: '0 9 * * 1-5', timezone: 'Europe/Berlin' },
       });

@@ -13,12 +13,11 @@ import { edgeAdmission, grpcAuthQuota, type AuthQuotaClient } from './admission/
 import { natsReservationOutcomes } from './adapters/nats-reservation-outcomes.js';
 import { natsRenderQueue } from './adapters/nats-render-queue.js';
 import { netGuardTarget } from './adapters/net-guard-target.js';
-import { buildServer } from './http/build-server.js';
-import { buildResults } from './results/build-results.js';
-import { objectStoreFiles } from './results/adapters/object-store-files.js';
 import { grpcScheduler } from './adapters/grpc-scheduler.js';
-import type { TaskScheduler } from './http/routes/tasks.routes.js';
-import { buildDashboard } from './dashboard/build-dashboard.js';
+import { buildServer } from './http/index.js';
+import { buildResults, objectStoreFiles } from './results/index.js';
+import type { TaskScheduler } from './tasks/index.js';
+import { buildDashboard } from './dashboard/index.js';
 
 export interface EdgeDeps {
   clock: Clock;
@@ -94,7 +93,7 @@ export async function createApp(config: EdgeConfig, logger: Logger, o: Partial<E
     address: config.authQuotaAddress,
     kvm,
     clock,
-    authQuota,
+    admitter: authQuota,
     scheduler,
     renders: { recent: asyncRenders.recentRenders, getRenderStatus: asyncRenders.http.getRenderStatus },
     publicUrl: config.publicUrl,
@@ -115,7 +114,7 @@ export async function createApp(config: EdgeConfig, logger: Logger, o: Partial<E
     renderSync: syncRender,
     asyncRenders: asyncRenders.http,
     tasks: { scheduler, publicUrl: config.publicUrl },
-    dashboard: dashboard.options,
+    pages: dashboard.pages,
     health: async () => ({}),
     ready,
     available: bus.connected,

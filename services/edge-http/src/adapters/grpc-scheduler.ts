@@ -1,6 +1,6 @@
 import { callUnary, grpcClient, peerReady } from '@app/rpc';
 import { SchedulerServiceClient, type Task, type TaskMonitor, type TaskRun } from '@app/proto/scheduler';
-import type { TaskMonitorResource, TaskResource, TaskRunResource, TaskScheduler } from '../http/routes/tasks.routes.js';
+import type { TaskMonitorResource, TaskResource, TaskRunResource, TaskScheduler } from '../tasks/index.js';
 
 const missing = () => new Error('the scheduler answered without a task');
 

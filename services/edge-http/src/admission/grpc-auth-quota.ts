@@ -15,6 +15,7 @@ export function grpcAuthQuota(addresses: string): AuthQuotaClient & { close(): v
     async admit(req) {
       const message: AdmitRequestRequest = {
         access_key: req.accessKey,
+        account_id: req.accountId,
         usage: req.usage,
         defer_quota: req.deferQuota,
         features: req.features,

@@ -18,6 +18,8 @@ export function refusedKeysCache<A extends AuthQuota>(inner: A, opts: { ttlMs: n
   const admitted: A = {
     ...inner,
     async admit(request) {
+      // Admitted by its account (a dashboard session): no key to remember.
+      if (request.accountId !== undefined) return inner.admit(request);
       const id = digest(request.accessKey);
       const until = refused.get(id);
       if (until !== undefined) {

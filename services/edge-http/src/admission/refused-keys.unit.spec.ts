@@ -9,7 +9,7 @@ const request = (accessKey: string) => ({ accessKey, usage: 'read' as const, fea
 function fakeAuthQuota(valid: Set<string>): AuthQuota {
   return {
     admit: vi.fn(async (r) => {
-      if (!valid.has(r.accessKey)) throw errors.accessKeyInvalid();
+      if (!r.accountId && !valid.has(r.accessKey)) throw errors.accessKeyInvalid();
       return admitted;
     }),
     reserve: vi.fn(),
@@ -54,6 +54,16 @@ describe('refusedKeysCache', () => {
       await cache.authQuota.admit(request('good'));
       valid.delete('good');
       await expect(cache.authQuota.admit(request('good'))).rejects.toMatchObject({ code: 'access_key_invalid' });
+    });
+  });
+
+  describe('When requests without a key were refused', () => {
+    it('should still ask auth-quota for a request admitted by its account (a dashboard session)', async () => {
+      const inner = fakeAuthQuota(new Set());
+      const cache = refusedKeysCache(inner, { ttlMs: 60_000, maxEntries: 10 });
+      await expect(cache.authQuota.admit(request(''))).rejects.toMatchObject({ code: 'access_key_invalid' });
+      await expect(cache.authQuota.admit({ ...request(''), accountId: 'a' })).resolves.toEqual(admitted);
+      expect(inner.admit).toHaveBeenCalledTimes(2);
     });
   });
 });

@@ -13,6 +13,8 @@ export interface RateLimitInfo {
 
 export interface AdmitRequest {
   accessKey: string;
+  /** The account asking, when the edge knows it already (a dashboard session): no key or signature is checked. */
+  accountId?: string;
   usage: 'render' | 'task_create' | 'task_other' | 'read';
   /** A render that may be a cache hit: no quota is reserved at admission (`reserve` when it renders). */
   deferQuota?: boolean;

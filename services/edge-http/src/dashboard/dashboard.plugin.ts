@@ -1,18 +1,18 @@
-import { fileURLToPath } from 'node:url';
-import type { FastifyInstance } from 'fastify';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import cookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
-import type { AuthQuota, Clock, ReservationOutcomes } from '../application/ports.js';
-import type { GetRenderStatus } from '../results/render-status.js';
-import type { TaskScheduler } from '../http/routes/tasks.routes.js';
-import type { AccountConsole, RecentRenders } from './ports.js';
+import type { Admitter, Clock, ReservationOutcomes } from '../application/ports.js';
+import type { GetRenderStatus, RecentRenders } from '../results/index.js';
+import type { TaskScheduler } from '../tasks/index.js';
+import { SECURITY_HEADERS, admissionPlugin, taskRoutes } from '../http/index.js';
+import type { AccountConsole } from './ports.js';
 import type { DashboardSessions } from './sessions.js';
 import type { SignInThrottle } from './sign-in-throttle.js';
-import { SECURITY_HEADERS } from '../http/security-headers.js';
 import { assertSameOrigin, isChange, requireSession } from './request-guard.js';
 import { sessionRoutes } from './routes/session.routes.js';
 import { accountRoutes } from './routes/account.routes.js';
-import { dashboardTaskRoutes } from './routes/tasks.routes.js';
 import { dashboardRendersRoutes } from './routes/renders.routes.js';
 import { formatsRoutes } from './routes/formats.routes.js';
 
@@ -21,17 +21,18 @@ export interface DashboardOptions {
   /** Failed sign-ins, slowed per access key and client address (never from the account's rate limit). */
   signInThrottle: SignInThrottle;
   console: AccountConsole;
-  authQuota: AuthQuota;
+  /** The API's admission: the account's usage, and its task changes admitted as the API's are. */
+  admitter: Admitter;
   /** Settles the quota a dashboard change reserved (a task creation), as the API's requests do. */
-  reservations?: ReservationOutcomes | undefined;
+  reservations: ReservationOutcomes;
   clock: Clock;
   scheduler?: TaskScheduler | undefined;
   renders?: { recent: RecentRenders; getRenderStatus: GetRenderStatus } | undefined;
   publicUrl?: string | undefined;
 }
 
-/** The page's files: the HTML and CSS beside the compiled browser modules (dist/dashboard/web). */
-const WEB_ROOT = fileURLToPath(new URL('./web/', import.meta.url));
+/** The page's files: the build of the dashboard-web package (its HTML, CSS and compiled browser modules). */
+const WEB_ROOT = join(dirname(createRequire(import.meta.url).resolve('@app/dashboard-web/package.json')), 'dist');
 
 /** Every asset from the service itself; nothing else may load (no CDN, no inline script). */
 const PAGE_CSP = [
@@ -71,13 +72,15 @@ export async function dashboardPlugin(app: FastifyInstance, opts: DashboardOptio
       await api.register(formatsRoutes);
       await api.register(async (signedIn) => {
         signedIn.addHook('preHandler', requireSession(opts.sessions));
-        await signedIn.register(accountRoutes, opts);
+        await signedIn.register(accountRoutes, { ...opts, authQuota: opts.admitter });
         if (opts.scheduler) {
-          await signedIn.register(dashboardTaskRoutes, {
-            scheduler: opts.scheduler,
-            console: opts.console,
-            reservations: opts.reservations,
-            publicUrl: opts.publicUrl,
+          const { scheduler, admitter, reservations, publicUrl } = opts;
+          // The API's task routes and admission, for the session's account: changes are admitted and
+          // settled as /v1/tasks's are; reads cost nothing.
+          await signedIn.register(async (tasks) => {
+            const accountOf = (request: FastifyRequest) => request.dashboardSession!.account.accountId;
+            await tasks.register(admissionPlugin, { admitter, reservations, accountOf });
+            await tasks.register(taskRoutes, { scheduler, publicUrl, path: '/tasks', accountOf, admitReads: false });
           });
         }
         if (opts.renders) await signedIn.register(dashboardRendersRoutes, { ...opts.renders, clock: opts.clock, publicUrl: opts.publicUrl });

@@ -1,11 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { createLogger } from '@app/logging';
-import { AppError } from '@app/errors';
-import type { AuthQuota } from '../application/ports.js';
+import { AppError, errors } from '@app/errors';
+import type { AdmitRequest, Admitter, ReservationOutcomes } from '../application/ports.js';
+import type { TaskScheduler } from '../tasks/index.js';
 import type { RenderSync } from '../application/render-sync.js';
-import { buildServer } from '../http/build-server.js';
+import { buildServer } from '../http/index.js';
 import type { AccountConsole, ConsoleAccount, SessionRecord } from './ports.js';
+import { dashboardPlugin } from './dashboard.plugin.js';
 import { dashboardSessions } from './sessions.js';
 import { signInThrottle } from './sign-in-throttle.js';
 import { memoryFailureCounters } from './testing/memory-failure-counters.js';
@@ -35,10 +37,27 @@ const console_ = {
   },
   dailyUsage: async () => ({ month: '2026-11', days: [{ day: '2026-11-01', used: 4 }] }),
 } as unknown as AccountConsole;
+// The API's admission as the dashboard's task changes reach it: what it was asked, and a plan to refuse.
+const admitted: AdmitRequest[] = [];
+let plan = 'scale';
 const authQuota = {
   tryNow: () => undefined,
+  admit: async (request: AdmitRequest) => {
+    admitted.push(request);
+    if (plan !== 'scale') throw errors.planUpgradeRequired('tasks');
+    return { account: { accountId: request.accountId, plan }, rateLimit: { limit: 150, remaining: 149, resetUnix: 1 }, reservationId: 'res-7' };
+  },
   usage: async () => ({ hits: { quota: 100, used: 4, remaining: 96 }, concurrency: { limit: 40, remaining: 40, reset: 0 } }),
-} as unknown as AuthQuota;
+} as unknown as Admitter;
+const reservations: ReservationOutcomes = { ended: vi.fn(async () => undefined) };
+const task = { id: 3, name: 'n', api: 'screenshot', query: 'url=x', frequency: 'every_day', crontab: '', timezone: 'Etc/UTC', enabled: true, created: 1, last_run: null, runs: 0 };
+const scheduler = {
+  list: vi.fn<TaskScheduler['list']>(async () => [task]),
+  create: vi.fn<TaskScheduler['create']>(async () => task),
+  remove: vi.fn<TaskScheduler['remove']>(async () => {
+    throw new AppError('task_not_found', 'Task 3 was not found.');
+  }),
+} as unknown as TaskScheduler;
 const records = new Map<string, SessionRecord>();
 const clock = { now: () => new Date() };
 
@@ -50,18 +69,22 @@ beforeAll(async () => {
     bodyLimitBytes: 1024 * 1024,
     authQuota,
     renderSync: (async () => undefined) as unknown as RenderSync,
+    reservations,
     health: async () => ({}),
-    dashboard: {
-      sessions: dashboardSessions({
-        store: { put: async (id, r) => void records.set(id, r), get: async (id) => records.get(id), remove: async (id) => void records.delete(id) },
+    pages: (pages) =>
+      dashboardPlugin(pages, {
+        sessions: dashboardSessions({
+          store: { put: async (id, r) => void records.set(id, r), get: async (id) => records.get(id), remove: async (id) => void records.delete(id) },
+          console: console_,
+          clock,
+        }),
+        signInThrottle: signInThrottle({ counters: memoryFailureCounters(), clock }),
         console: console_,
+        admitter: authQuota,
+        reservations,
         clock,
+        scheduler,
       }),
-      signInThrottle: signInThrottle({ counters: memoryFailureCounters(), clock }),
-      console: console_,
-      authQuota,
-      clock,
-    },
   });
 });
 
@@ -153,6 +176,45 @@ describe('Dashboard HTTP', () => {
       generation = 'g1';
       expect(res.statusCode).toBe(401);
       expect(res.json()).toMatchObject({ code: 'session_expired' });
+    });
+  });
+
+  describe('When the owner changes tasks', () => {
+    beforeEach(() => {
+      admitted.length = 0;
+      plan = 'scale';
+      vi.clearAllMocks();
+    });
+    const settled = () => new Promise((r) => setTimeout(r, 20));
+
+    it("should admit a creation through the API's admission for the session's account and settle its reservation", async () => {
+      const { token, csrf } = await signIn();
+      const res = await app.inject({ method: 'POST', url: '/dashboard/api/tasks', cookies: { dashboard_session: token }, headers: { 'x-csrf-token': csrf }, payload: { name: 'n', api: 'screenshot', query: 'url=x', frequency: 'every_day' } });
+      expect(res.statusCode).toBe(201);
+      expect(admitted).toEqual([expect.objectContaining({ accountId: 'acc_1', accessKey: '', usage: 'task_create', features: ['tasks'] })]);
+      expect(vi.mocked(scheduler.create).mock.calls[0]![0]).toBe('acc_1');
+      await settled();
+      expect(reservations.ended).toHaveBeenCalledWith({ accountId: 'acc_1', reservationId: 'res-7', succeeded: true });
+    });
+
+    it('should settle a change that failed as failed, and refuse an account without the plan before the scheduler hears of it', async () => {
+      const { token, csrf } = await signIn();
+      const asked = { cookies: { dashboard_session: token }, headers: { 'x-csrf-token': csrf } };
+      const gone = await app.inject({ method: 'DELETE', url: '/dashboard/api/tasks/3', ...asked });
+      expect(gone.json()).toMatchObject({ statusCode: 404, code: 'task_not_found' });
+      await settled();
+      expect(reservations.ended).toHaveBeenCalledWith({ accountId: 'acc_1', reservationId: 'res-7', succeeded: false });
+      plan = 'basic';
+      const refused = await app.inject({ method: 'POST', url: '/dashboard/api/tasks', ...asked, payload: { name: 'n' } });
+      expect(refused.json()).toMatchObject({ statusCode: 402, code: 'plan_upgrade_required' });
+      expect(scheduler.create).not.toHaveBeenCalled();
+    });
+
+    it('should read the tasks without an admission', async () => {
+      const { token } = await signIn();
+      const res = await app.inject({ method: 'GET', url: '/dashboard/api/tasks', cookies: { dashboard_session: token } });
+      expect(res.json()).toEqual({ tasks: [task] });
+      expect(admitted).toEqual([]);
     });
   });
 });

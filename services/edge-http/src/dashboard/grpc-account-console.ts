@@ -1,4 +1,4 @@
-import { batchedAdmissions, replicatedAuthQuotaClient } from '@app/admission-client';
+import { replicatedAuthQuotaClient } from '@app/admission-client';
 import { callUnary, grpcClient } from '@app/rpc';
 import { AccountConsoleServiceClient, type ConsoleAccount as ConsoleAccountMessage } from '@app/proto/authquota/console';
 import type { AccountConsole, ConsoleAccount } from './ports.js';
@@ -18,14 +18,13 @@ const toAccount = (a: ConsoleAccountMessage | undefined): ConsoleAccount => {
 };
 
 /**
- * auth-quota's AccountConsoleService (and its admissions by account) over gRPC, spread over its replicas
+ * auth-quota's AccountConsoleService over gRPC, spread over its replicas
  * (`addresses`, as every client takes them); errors come back as AppErrors. Any console call may be repeated
  * on another replica (a rotation repeated answers the newest keys), so gRPC retries them when a replica is gone.
  */
 export function grpcAccountConsole(addresses: string): AccountConsole & { close(): void } {
   const client = grpcClient(AccountConsoleServiceClient, addresses, { retryServices: ['authquota.v1.AccountConsoleService'] });
   const authQuota = replicatedAuthQuotaClient(addresses);
-  const admit = batchedAdmissions(authQuota);
   return {
     signIn: async (accessKey, secretKey) =>
       toAccount((await callUnary(client, client.signIn, { access_key: accessKey, secret_key: secretKey })).account),
@@ -41,14 +40,6 @@ export function grpcAccountConsole(addresses: string): AccountConsole & { close(
     sign: async (accountId, payload) =>
       (await callUnary(client, client.signPayload, { account_id: accountId, payload: Buffer.from(payload, 'utf8') })).signature,
     dailyUsage: async (accountId) => callUnary(client, client.getDailyUsage, { account_id: accountId }),
-    async admit(accountId, usage, features) {
-      const res = await admit({ access_key: '', account_id: accountId, usage, features, signed_query: '', body: Buffer.alloc(0) });
-      return {
-        account: { accountId: res.account?.account_id ?? accountId, plan: res.account?.plan ?? '' },
-        rateLimit: { limit: res.rate_limit?.limit ?? 0, remaining: res.rate_limit?.remaining ?? 0, resetUnix: res.rate_limit?.reset_unix ?? 0 },
-        reservationId: res.reservation_id,
-      };
-    },
     close() {
       client.close();
       authQuota.close();

@@ -1,5 +1,3 @@
-import type { Admitted, AdmitRequest } from '../application/ports.js';
-
 /** The account as the dashboard shows it (auth-quota's AccountConsoleService). */
 export interface ConsoleAccount {
   accountId: string;
@@ -29,8 +27,6 @@ export interface AccountConsole {
   /** Lowercase hex HMAC-SHA256 of the payload with the secret key (signed requests). */
   sign(accountId: string, payload: string): Promise<string>;
   dailyUsage(accountId: string): Promise<DailyUsage>;
-  /** Admission of a change the dashboard makes for the account (rate limit, plan, quota), as the API's. */
-  admit(accountId: string, usage: AdmitRequest['usage'], features: string[]): Promise<Admitted>;
 }
 
 /** A dashboard session as stored (shared by every edge replica). */
@@ -47,10 +43,4 @@ export interface SessionStore {
   put(sessionId: string, record: SessionRecord): Promise<void>;
   get(sessionId: string): Promise<SessionRecord | undefined>;
   remove(sessionId: string): Promise<void>;
-}
-
-/** The ids of an account's most recent asynchronous renders, newest first (bounded). */
-export interface RecentRenders {
-  add(accountId: string, renderId: string): Promise<void>;
-  list(accountId: string): Promise<string[]>;
 }

@@ -4,12 +4,8 @@ import { createLogger } from '@app/logging';
 import { errors } from '@app/errors';
 import type { Admitter, ReservationOutcomes } from '../application/ports.js';
 import type { RenderSync } from '../application/render-sync.js';
-import { renderAsync } from '../results/render-async.js';
-import { renderCache } from '../results/render-cache.js';
-import { renderCached } from '../results/render-cached.js';
-import { getRenderStatus } from '../results/render-status.js';
-import { openResultFile } from '../results/result-file.js';
-import { fakeFiles, fakeIndex, fakeJobs, fakeStatuses, storedFile } from '../results/testing/fakes.js';
+import { storedFile } from '../results/testing/fakes.js';
+import { resultsHttpOverFakes } from '../results/testing/results-http.js';
 import { buildServer } from './build-server.js';
 
 const KEYS: Record<string, string> = { ak_one: 'acc_1', ak_two: 'acc_2' };
@@ -42,10 +38,6 @@ const authQuota: Admitter = {
 /** Reservations the requests announced as ended without a job (auth-quota settles them from there). */
 const reservationOutcomes: ReservationOutcomes = { ended: vi.fn(async () => undefined) };
 
-const files = fakeFiles();
-const index = fakeIndex();
-const statuses = fakeStatuses();
-const jobs = fakeJobs();
 const clock = { now: () => new Date() };
 const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47]);
 const renderSync = vi.fn<RenderSync>(async (input) => {
@@ -54,8 +46,9 @@ const renderSync = vi.fn<RenderSync>(async (input) => {
   files.files.set(objectName, { file: storedFile({ objectName, accountId: input.accountId, expiresUnixMs }), body: png, mtimeMs: Date.now() });
   return { body: png, contentType: 'image/png', extension: 'png', headers: {}, kept: { objectName, expiresUnixMs } };
 });
-const cache = renderCache({ index, files });
 let ids = 0;
+const results = resultsHttpOverFakes({ renderSync, clock, newId: () => `render-${++ids}`, queueWaitMs: 60_000, waitMarginMs: 1_000 });
+const { files, jobs } = results;
 let app: FastifyInstance;
 
 beforeAll(async () => {
@@ -66,21 +59,7 @@ beforeAll(async () => {
     reservations: reservationOutcomes,
     renderSync,
     health: async () => ({}),
-    asyncRenders: {
-      renderAsync: renderAsync({
-        jobs,
-        statuses,
-        cache,
-        guard: { check: async () => undefined },
-        webhookGuard: { check: async () => undefined },
-        clock,
-        newId: () => `render-${++ids}`,
-        queueWaitMs: 60_000,
-      }),
-      renderCached: renderCached({ renderSync, cache, clock, waitMarginMs: 1_000 }),
-      getRenderStatus: getRenderStatus({ statuses, clock }),
-      openResultFile: openResultFile({ files, clock }),
-    },
+    asyncRenders: results.http,
   });
 });
 afterAll(() => app.close());

@@ -7,7 +7,8 @@ import type { Logger } from '@app/logging';
 import { httpsServerOptions, type ReadinessCheck } from '@app/runtime';
 import type { Admitter, ReservationOutcomes } from '../application/ports.js';
 import type { RenderSync } from '../application/render-sync.js';
-import type { AsyncHttpDeps } from './async-http-deps.js';
+import type { AsyncHttpDeps } from '../results/index.js';
+import type { TaskScheduler } from '../tasks/index.js';
 import { clientErrorHandler, errorHandler, frameworkErrorHandler, notFoundHandler, requestIdOf } from './errors.js';
 import { SECURITY_HEADERS } from './security-headers.js';
 import { decorateMatchedRoute, routeOf } from './route-of.js';
@@ -20,9 +21,8 @@ import { rendersRoutes } from './routes/renders.routes.js';
 import { filesRoutes } from './routes/files.routes.js';
 import { usageRoutes } from './routes/usage.routes.js';
 import { devicesRoutes } from './routes/devices.routes.js';
-import { taskRoutes, type TaskScheduler } from './routes/tasks.routes.js';
+import { taskRoutes } from './routes/tasks.routes.js';
 import { apiDocs, collectRoutes } from './openapi/api-docs.plugin.js';
-import { dashboardPlugin, type DashboardOptions } from '../dashboard/dashboard.plugin.js';
 
 export interface HttpDeps {
   logger: Logger;
@@ -42,8 +42,8 @@ export interface HttpDeps {
   asyncRenders?: AsyncHttpDeps;
   /** Scheduled tasks, served by the scheduler (absent: no /v1/tasks routes). */
   tasks?: { scheduler: TaskScheduler; publicUrl?: string | undefined };
-  /** The account dashboard at /dashboard (absent: not served). */
-  dashboard?: DashboardOptions;
+  /** The service's own pages beside the API (the account dashboard at /dashboard), as a plugin (absent: none). */
+  pages?: (app: FastifyInstance) => Promise<void>;
 }
 
 const UNTRACED_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz']);
@@ -129,7 +129,7 @@ export async function buildServer(deps: HttpDeps): Promise<FastifyInstance> {
   const routes = collectRoutes(app);
 
   await app.register(healthRoutes, { details: deps.health, ready: deps.ready });
-  if (deps.dashboard) await app.register(dashboardPlugin, deps.dashboard);
+  if (deps.pages) await app.register(deps.pages);
   if (deps.asyncRenders) await app.register(filesRoutes, { openResultFile: deps.asyncRenders.openResultFile });
   await app.register(async (api) => {
     if (deps.available) await api.register(availabilityPlugin, { available: deps.available });

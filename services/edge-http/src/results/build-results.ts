@@ -21,8 +21,8 @@ import { memoizedFiles } from './adapters/memoized-files.js';
 import { netGuardWebhook } from './adapters/net-guard-webhook.js';
 import { renderEventsConsumer } from './entrypoints/render-events.consumer.js';
 import { expirySweeper } from './entrypoints/expiry-sweeper.js';
-import type { AsyncHttpDeps } from '../http/async-http-deps.js';
-import { indexedRenderStatus, kvRecentRenders } from '../dashboard/recent-renders.js';
+import type { AsyncHttpDeps } from './async-http-deps.js';
+import { indexedRenderStatus, kvRecentRenders } from './recent-renders.js';
 
 /** A render queued or running this long past its deadline is failed by the watchdog. */
 const STUCK_GRACE_MS = 60_000;

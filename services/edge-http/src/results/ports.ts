@@ -85,3 +85,9 @@ export interface CacheIndex {
 export interface WebhookGuard {
   check(url: string): Promise<void>;
 }
+
+/** The ids of an account's most recent asynchronous renders, newest first (bounded). */
+export interface RecentRenders {
+  add(accountId: string, renderId: string): Promise<void>;
+  list(accountId: string): Promise<string[]>;
+}

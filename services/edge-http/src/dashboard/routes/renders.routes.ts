@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { hasCode } from '@app/errors';
-import type { GetRenderStatus, RenderStatusView } from '../../results/render-status.js';
-import { filesBaseUrl } from '../../http/reservation.js';
+import type { GetRenderStatus, RecentRenders, RenderStatusView } from '../../results/index.js';
+import { filesBaseUrl } from '../../http/index.js';
 import type { Clock } from '../../application/ports.js';
-import type { RecentRenders } from '../ports.js';
 
 /** The account's recent async renders, from its bounded index, each as GET /v1/renders/{id} shows it. */
 export async function dashboardRendersRoutes(

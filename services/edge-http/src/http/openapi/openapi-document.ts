@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ERROR_CODES, reasonPhrase } from '@app/errors';
 import { CONTENT_TYPE_BY_FORMAT, FORMAT_BY_OPERATION, OPERATIONS, PARAMETERS, RESULT_FORMATS, parameterDefaults, type Operation } from '@app/render-params';
-import { TASK_FIELDS, TASK_REQUIRED_FIELDS } from '../routes/tasks.routes.js';
+import { TASK_FIELDS, TASK_REQUIRED_FIELDS } from '../../tasks/index.js';
 import { webhookDocs } from './webhooks.js';
 import { AsyncAccepted, DeviceList, ErrorBody, Health, Readiness, RenderStatus, TaskList, Task, TaskChanges, TaskRuns, Usage } from './response-schemas.js';
 

@@ -6,7 +6,7 @@ import { createLogger } from '@app/logging';
 import { ERROR_CODES, ValidationError } from '@app/errors';
 import { FORMAT_BY_OPERATION, OPERATIONS, PARAMETERS, validateRenderParams, type Operation } from '@app/render-params';
 import { buildServer } from '../build-server.js';
-import { TASK_FIELDS } from '../routes/tasks.routes.js';
+import { TASK_FIELDS } from '../../tasks/index.js';
 import { buildOpenApiDocument, operationParameters } from './openapi-document.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -43,6 +43,13 @@ function featuresOf(request: FastifyRequest): string[] {
   return features;
 }
 
+interface AdmissionOptions {
+  admitter: Admitter;
+  reservations: ReservationOutcomes;
+  /** The account asking when the edge knows it already (a dashboard session): admitted by it, no key or signature. */
+  accountOf?: (request: FastifyRequest) => string;
+}
+
 /**
  * Admission for every route that declares a `usage`: authentication, signature, rate limit, plan,
  * quota reservation and renders in flight, through the edge's one admission seam (`Admitter`, the
@@ -52,7 +59,7 @@ function featuresOf(request: FastifyRequest): string[] {
  * task) announces its outcome itself, so the reservation is settled the same way (a failed request
  * costs nothing).
  */
-export const admissionPlugin = fp(async (app: FastifyInstance, opts: { admitter: Admitter; reservations: ReservationOutcomes }) => {
+export const admissionPlugin = fp(async (app: FastifyInstance, opts: AdmissionOptions) => {
   const { admitter, reservations } = opts;
 
   const onAdmitted = (request: FastifyRequest, reply: FastifyReply, deferQuota: boolean, admitted: Admitted) => {
@@ -77,7 +84,8 @@ export const admissionPlugin = fp(async (app: FastifyInstance, opts: { admitter:
     const signature = (request.query as Record<string, unknown> | undefined)?.signature;
     const bodySignature = request.headers['x-signature'];
     const deferQuota = usage === 'render' && mayBeCacheHit(request);
-    const asked: AdmitRequest = {
+    const known = opts.accountOf?.(request);
+    const asked: AdmitRequest = known !== undefined ? { accessKey: '', accountId: known, usage, features: featuresOf(request), signedQuery: '', body: EMPTY } : {
       accessKey: accessKeyOf(request),
       usage,
       deferQuota,

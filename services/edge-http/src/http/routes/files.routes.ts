@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type { FastifyInstance } from 'fastify';
-import type { OpenResultFile } from '../../results/result-file.js';
+import type { OpenResultFile } from '../../results/index.js';
 import { setResultHeaders } from '../result-policy.js';
 
 /**

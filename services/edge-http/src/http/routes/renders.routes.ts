@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { GetRenderStatus } from '../../results/render-status.js';
+import type { GetRenderStatus } from '../../results/index.js';
 import { filesBaseUrl } from '../reservation.js';
 
 /** GET /v1/renders/{id}: the status of an asynchronous render of the calling account. */

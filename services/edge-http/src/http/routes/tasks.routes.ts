@@ -1,208 +1,59 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { z } from 'zod';
-import { AppError, ValidationError, type ParameterProblem } from '@app/errors';
-import { CALLER_PARAMETERS, OPERATIONS } from '@app/render-params';
+import { taskFieldsOf, taskIdOf, withFileUrls, type TaskScheduler } from '../../tasks/index.js';
 import { filesBaseUrl } from '../reservation.js';
 
-/** A scheduled task as the API returns it (spec: Scheduled task). Times are Unix seconds. */
-export interface TaskResource {
-  id: number;
-  name: string;
-  api: string;
-  query: string;
-  frequency: string;
-  crontab: string;
-  timezone: string;
-  enabled: boolean;
-  created: number;
-  last_run: number | null;
-  runs: number;
-  monitor?: TaskMonitorResource | null;
-}
-
-/** Change monitoring of a task (decisions: Change monitoring). */
-export interface TaskMonitorResource {
-  mode: string;
-  threshold?: number | undefined;
-  selector?: string | undefined;
-  ignore_selectors?: string[] | undefined;
-  ignore_text?: string[] | undefined;
-  confirm?: boolean | undefined;
-}
-
-/** A run's comparison with the last successful run; files are object names here, URLs in the response. */
-export interface RunChangeResource {
-  status: string;
-  score: number;
-  summary: string;
-  diff: string | null;
-  before: string | null;
-  after: string | null;
-  boxes: { x: number; y: number; width: number; height: number }[];
-  compared: number;
-}
-
-/** One run of a task; `file` is the result's object name here, a URL in the response. */
-export interface TaskRunResource {
-  id: string;
-  task_id: number;
-  /** running | succeeded | failed */
-  status: string;
-  due: number;
-  started: number;
-  finished: number | null;
-  file: string | null;
-  error: { code: string; message: string } | null;
-  change?: RunChangeResource | null;
-}
-
-/** The writable fields of a task, as sent. */
-export interface TaskFieldsInput {
-  name?: string;
-  api?: string;
-  query?: string;
-  frequency?: string;
-  crontab?: string;
-  timezone?: string;
-  enabled?: boolean;
-  /** null: stop monitoring. */
-  monitor?: TaskMonitorResource | null;
-}
-
-/** The scheduler, as the task routes need it; every call is scoped to the account (else task_not_found). */
-export interface TaskScheduler {
-  create(accountId: string, fields: TaskFieldsInput, opts: { filesBaseUrl: string }): Promise<TaskResource>;
-  list(accountId: string): Promise<TaskResource[]>;
-  get(accountId: string, id: number): Promise<TaskResource>;
-  update(accountId: string, id: number, fields: TaskFieldsInput): Promise<TaskResource>;
-  remove(accountId: string, id: number): Promise<void>;
-  runs(accountId: string, id: number): Promise<TaskRunResource[]>;
-  /** The runs that changed, newest first. */
-  changes(accountId: string, id: number): Promise<TaskRunResource[]>;
-}
-
-const text = (name: string, description: string) => z.string({ error: `${name} must be a string` }).describe(description);
-
-/**
- * The writable fields of a task as the edge checks them (their JSON types); the scheduler checks the
- * rules (lengths, enums, crontab, zone, query). The API reference describes the task body from these.
- */
-export const TASK_FIELDS = {
-  name: text('name', 'A name for the task, at most 100 characters.'),
-  api: text('api', `The operation the task runs: ${OPERATIONS.join(', ')}.`),
-  query: text('query', "The operation's parameters as a query string, without access_key (validated like the call itself)."),
-  frequency: text('frequency', 'every_minute, every_hour, every_day, every_month, or custom (with crontab).'),
-  // A null crontab is the same as none (a client clearing it while choosing a fixed frequency).
-  crontab: text('crontab', 'Five-field cron expression (minute hour day-of-month month day-of-week); only with frequency custom.').nullable(),
-  timezone: text('timezone', 'IANA time zone the schedule runs in.').default('Etc/UTC'),
-  enabled: z.boolean({ error: 'enabled must be true or false' }).describe('Whether the task runs.').default(true),
-  // null stops monitoring (PATCH).
-  monitor: z
-    .strictObject(
-      {
-        mode: text('monitor.mode', 'visual (screenshot tasks) or text (scrape tasks).'),
-        threshold: z.number({ error: 'monitor.threshold must be a number' }).describe('visual: percent of pixels that differ (0-100, default 0.1); text: changed characters (default 1).').optional(),
-        selector: text('monitor.selector', 'Compare only this element (CSS selector).').optional(),
-        ignore_selectors: z.array(z.string({ error: 'monitor.ignore_selectors must hold strings' }), { error: 'monitor.ignore_selectors must be a list of CSS selectors' }).describe('Elements masked (visual) or removed (text) before comparing.').optional(),
-        ignore_text: z.array(z.string({ error: 'monitor.ignore_text must hold strings' }), { error: 'monitor.ignore_text must be a list of regular expressions' }).describe('Regular expressions removed before a text comparison (at most 20).').optional(),
-        confirm: z.boolean({ error: 'monitor.confirm must be true or false' }).describe('Render a suspected change once more before it counts (default true).').optional(),
-      },
-      { error: 'monitor must be an object with mode and optional threshold, selector, ignore_selectors, ignore_text, confirm' },
-    )
-    .describe('Change monitoring: each run is compared with the last successful one.')
-    .nullable(),
-} as const;
-/** Needed to create a task. */
-export const TASK_REQUIRED_FIELDS = ['name', 'api', 'query', 'frequency'] as const;
-
-const READ_ONLY_FIELDS: ReadonlySet<string> = new Set(['id', 'created', 'last_run', 'runs']);
-/** Travel with the request, not with the task. */
-const TRANSPORT_FIELDS: ReadonlySet<string> = new Set(CALLER_PARAMETERS);
-
-/**
- * The JSON body as task fields: only the writable fields, each of its JSON type (the scheduler checks the
- * rules: lengths, enums, crontab, zone, query). Every problem is reported at once.
- */
-export function taskFieldsOf(body: unknown): TaskFieldsInput {
-  if (body === undefined || body === null) return {};
-  if (typeof body !== 'object' || Array.isArray(body)) {
-    throw new ValidationError([{ parameter: 'body', message: 'the body must be a JSON object' }]);
-  }
-  const problems: ParameterProblem[] = [];
-  const fields: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
-    if (TRANSPORT_FIELDS.has(name)) continue;
-    if (Object.hasOwn(TASK_FIELDS, name)) {
-      const parsed = TASK_FIELDS[name as keyof typeof TASK_FIELDS].safeParse(value);
-      if (!parsed.success) problems.push({ parameter: name, message: parsed.error.issues[0]?.message ?? `${name} is invalid` });
-      else if (parsed.data !== null || name === 'monitor') fields[name] = parsed.data;
-    } else if (READ_ONLY_FIELDS.has(name)) {
-      problems.push({ parameter: name, message: `${name} is set by the service and cannot be written` });
-    } else {
-      problems.push({ parameter: name, message: `${name} is not a field of a task` });
-    }
-  }
-  if (problems.length > 0) throw new ValidationError(problems);
-  return fields as TaskFieldsInput;
-}
-
-/** The task id of the path: a positive integer, else no such task. */
-export function taskIdOf(request: FastifyRequest): number {
-  const raw = (request.params as { id?: string }).id ?? '';
-  if (!/^[1-9]\d{0,14}$/.test(raw)) throw new AppError('task_not_found', `Task ${raw.slice(0, 40)} was not found.`);
-  return Number(raw);
+export interface TaskRoutesOptions {
+  scheduler: TaskScheduler;
+  publicUrl?: string | undefined;
+  /** Where the routes are: /v1/tasks for the API; the dashboard serves them at /tasks under its own prefix. */
+  path?: string;
+  /** The account asking; by default the one its admission admitted. */
+  accountOf?: (request: FastifyRequest) => string;
+  /** Reads are admitted as reads (rate limit, plan); false: they cost nothing (a dashboard session's reads). */
+  admitReads?: boolean;
 }
 
 const TASKS = { feature: 'tasks' } as const;
-
-/** A run with its files (result, and the comparison's before, after and diff) as URLs. */
-export function withFileUrls(run: TaskRunResource, base: string): TaskRunResource {
-  const url = (name: string | null) => (name ? `${base}${name}` : null);
-  const { change } = run;
-  return {
-    ...run,
-    file: url(run.file),
-    change: change ? { ...change, diff: url(change.diff), before: url(change.before), after: url(change.after) } : null,
-  };
-}
 
 /**
  * /v1/tasks: scheduled tasks, Scale plan only (the admission plugin answers 402 plan_upgrade_required
  * otherwise). Creating one counts against the quota; the others only against the rate limit.
  */
-export async function taskRoutes(app: FastifyInstance, opts: { scheduler: TaskScheduler; publicUrl?: string | undefined }) {
+export async function taskRoutes(app: FastifyInstance, opts: TaskRoutesOptions) {
   const { scheduler } = opts;
-  const accountOf = (request: FastifyRequest) => request.admitted!.account.accountId;
+  const path = opts.path ?? '/v1/tasks';
+  const accountOf = opts.accountOf ?? ((request: FastifyRequest) => request.admitted!.account.accountId);
+  const read = { config: opts.admitReads === false ? {} : { usage: 'read' as const, ...TASKS } };
 
-  app.post('/v1/tasks', { config: { usage: 'task_create', ...TASKS } }, async (request, reply) => {
+  app.post(path, { config: { usage: 'task_create', ...TASKS } }, async (request, reply) => {
     const task = await scheduler.create(accountOf(request), taskFieldsOf(request.body), {
       filesBaseUrl: filesBaseUrl(request, opts.publicUrl),
     });
     return reply.status(201).send(task);
   });
 
-  app.get('/v1/tasks', { config: { usage: 'read', ...TASKS } }, async (request) => ({
+  app.get(path, read, async (request) => ({
     tasks: await scheduler.list(accountOf(request)),
   }));
 
-  app.get('/v1/tasks/:id', { config: { usage: 'read', ...TASKS } }, async (request) => scheduler.get(accountOf(request), taskIdOf(request)));
+  app.get(`${path}/:id`, read, async (request) => scheduler.get(accountOf(request), taskIdOf(request)));
 
-  app.patch('/v1/tasks/:id', { config: { usage: 'task_other', ...TASKS } }, async (request) =>
+  app.patch(`${path}/:id`, { config: { usage: 'task_other', ...TASKS } }, async (request) =>
     scheduler.update(accountOf(request), taskIdOf(request), taskFieldsOf(request.body)),
   );
 
-  app.delete('/v1/tasks/:id', { config: { usage: 'task_other', ...TASKS } }, async (request, reply) => {
+  app.delete(`${path}/:id`, { config: { usage: 'task_other', ...TASKS } }, async (request, reply) => {
     await scheduler.remove(accountOf(request), taskIdOf(request));
     return reply.status(204).send();
   });
 
-  app.get('/v1/tasks/:id/runs', { config: { usage: 'read', ...TASKS } }, async (request) => {
+  app.get(`${path}/:id/runs`, read, async (request) => {
     const base = filesBaseUrl(request, opts.publicUrl);
     const runs = await scheduler.runs(accountOf(request), taskIdOf(request));
     return { runs: runs.map((run) => withFileUrls(run, base)) };
   });
 
-  app.get('/v1/tasks/:id/changes', { config: { usage: 'read', ...TASKS } }, async (request) => {
+  app.get(`${path}/:id/changes`, read, async (request) => {
     const base = filesBaseUrl(request, opts.publicUrl);
     const changes = await scheduler.changes(accountOf(request), taskIdOf(request));
     return { changes: changes.map((run) => withFileUrls(run, base)) };

@@ -5,7 +5,7 @@ import { AppError, errors } from '@app/errors';
 import type { AdmitRequest, Admitter, ReservationOutcomes } from '../../application/ports.js';
 import type { RenderSync } from '../../application/render-sync.js';
 import { buildServer } from '../build-server.js';
-import type { TaskResource, TaskScheduler } from './tasks.routes.js';
+import type { TaskResource, TaskScheduler } from '../../tasks/index.js';
 
 const SCALE_KEY = 'ak_scale';
 const BASIC_KEY = 'ak_basic';

@@ -1,16 +1,9 @@
+import type { RunChangeResource, TaskRunResource } from '@app/task-resources';
 import { api } from './api.js';
 import { $, formatTime, h } from './dom.js';
 
-type Change = {
-  status: string;
-  score: number;
-  summary: string;
-  diff: string | null;
-  before: string | null;
-  after: string | null;
-  boxes: { x: number; y: number; width: number; height: number }[];
-};
-type ChangedRun = { id: string; started: number; change: Change };
+/** A run of GET /tasks/{id}/changes: it has a change, its files as URLs. */
+type ChangedRun = Pick<TaskRunResource, 'id' | 'started'> & { change: RunChangeResource };
 
 function figure(label: string, url: string | null, visual: boolean): HTMLElement {
   const body = !url

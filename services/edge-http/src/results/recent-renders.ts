@@ -1,8 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type KV } from '@app/messaging';
 import { keyToken } from '@app/render-contracts';
-import type { RenderStatusStore } from '../results/ports.js';
-import type { RecentRenders } from './ports.js';
+import type { RecentRenders, RenderStatusStore } from './ports.js';
 
 /** How many async renders the dashboard lists per account. */
 export const RECENT_RENDERS_KEPT = 50;
