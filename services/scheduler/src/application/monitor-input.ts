@@ -1,6 +1,8 @@
 import { parse as parseHtml } from 'node-html-parser';
 import { checkSync } from 'recheck';
 import type { ParameterProblem } from '@app/errors';
+import type { TaskMonitor } from '@app/proto/scheduler';
+import type { TaskMonitorResource } from '@app/task-resources';
 import {
   DEFAULT_THRESHOLD,
   MAX_IGNORE_SELECTORS,
@@ -12,15 +14,18 @@ import {
 } from '../domain/monitor/monitor.js';
 import type { TaskApi } from '../domain/task/task.js';
 
-/** The `monitor` field as the caller sends it (the gRPC message's fields). */
-export interface MonitorInput {
-  mode: string;
-  threshold?: number | undefined;
-  selector?: string | undefined;
-  ignore_selectors?: string[] | undefined;
-  ignore_text?: string[] | undefined;
-  confirm?: boolean | undefined;
-}
+/** The `monitor` field as the caller sends it (the gRPC message's fields; its lists may be left out). */
+export type MonitorInput = TaskMonitorResource;
+
+/** A checked monitor as the caller's fields: the gRPC message, and the input that checks it again. */
+export const monitorFieldsOf = (m: Monitor): TaskMonitor => ({
+  mode: m.mode,
+  threshold: m.threshold,
+  selector: m.selector,
+  ignore_selectors: m.ignoreSelectors,
+  ignore_text: m.ignoreText,
+  confirm: m.confirm,
+});
 
 const MAX_SELECTOR_LENGTH = 1_000;
 const MAX_PATTERN_LENGTH = 1_000;

@@ -5,8 +5,7 @@ import { parseCrontab } from '../schedule/crontab.js';
 import { deriveCrontab } from '../schedule/frequency.js';
 import { isIanaTimeZone } from '@app/render-params';
 import { checkTaskQuery } from './task-query.js';
-import { checkMonitor, type MonitorInput } from './monitor-input.js';
-import type { Monitor } from '../domain/monitor/monitor.js';
+import { checkMonitor, monitorFieldsOf, type MonitorInput } from './monitor-input.js';
 
 export const MAX_NAME_LENGTH = 100;
 export const DEFAULT_TIMEZONE = 'Etc/UTC';
@@ -78,15 +77,6 @@ function checkQuery(api: TaskApi | undefined, query: string, problems: Parameter
   return typeof format === 'string' ? format : undefined;
 }
 
-const monitorInputOf = (m: Monitor): MonitorInput => ({
-  mode: m.mode,
-  threshold: m.threshold,
-  selector: m.selector,
-  ignore_selectors: m.ignoreSelectors,
-  ignore_text: m.ignoreText,
-  confirm: m.confirm,
-});
-
 /**
  * A new task's definition from the caller's fields, with every problem in one ValidationError. The crontab
  * of a fixed frequency is derived from `now` (the creation time) in the task's time zone.
@@ -137,7 +127,7 @@ export function definitionForUpdate(task: ActiveTask, fields: TaskFields): { def
   const queryChanged = present(fields.api) || present(fields.query);
   const format = queryChanged || fields.monitor ? checkQuery(api, query, problems) : undefined;
   // A new monitor is checked; the current one again when the api or query it watches changes.
-  const monitorInput = fields.monitor === null ? undefined : fields.monitor ?? (queryChanged && current.monitor ? monitorInputOf(current.monitor) : undefined);
+  const monitorInput = fields.monitor === null ? undefined : fields.monitor ?? (queryChanged && current.monitor ? monitorFieldsOf(current.monitor) : undefined);
   const checkedMonitor = monitorInput ? checkMonitor(api, monitorInput, format, problems) : undefined;
   const monitor = fields.monitor === null ? null : (checkedMonitor ?? current.monitor ?? null);
   const frequency = present(fields.frequency) ? checkFrequency(fields.frequency, problems) : current.frequency;

@@ -1,27 +1,32 @@
 import { AppError } from '@app/errors';
 import type { Logger } from '@app/logging';
 import { unaryHandler } from '@app/rpc';
-import type { SchedulerServiceServer, Task as TaskMessage, TaskMonitor, TaskRun as TaskRunMessage } from '@app/proto/scheduler';
-import type { Monitor } from '../../domain/monitor/monitor.js';
-import type { MonitorInput } from '../../application/monitor-input.js';
+import type {
+  CreateTaskRequest,
+  SchedulerServiceServer,
+  Task as TaskMessage,
+  TaskRun as TaskRunMessage,
+  UpdateTaskRequest,
+} from '@app/proto/scheduler';
+import { monitorFieldsOf, type MonitorInput } from '../../application/monitor-input.js';
+import type { TaskFields } from '../../application/task-input.js';
 import { taskNotFound } from '../../domain/task/task.decider.js';
 import type { TaskCommands } from '../../application/task-commands.js';
 import type { RunView, TaskView, TaskViews } from '../../projections/task-views/task-views.js';
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
-export const toMonitorMessage = (m: Monitor): TaskMonitor => ({
-  mode: m.mode,
-  threshold: m.threshold,
-  selector: m.selector,
-  ignore_selectors: m.ignoreSelectors,
-  ignore_text: m.ignoreText,
-  confirm: m.confirm,
+/** The writable fields of a create or update request, with the monitor the caller sent (null: clear it). */
+const taskFieldsOf = (req: CreateTaskRequest | UpdateTaskRequest, monitor: MonitorInput | null | undefined): TaskFields => ({
+  name: req.name,
+  api: req.api,
+  query: req.query,
+  frequency: req.frequency,
+  crontab: req.crontab,
+  timezone: req.timezone,
+  enabled: req.enabled,
+  monitor,
 });
-
-/** The monitor field of a request: absent, or the caller's (unchecked) monitor; `clear` makes it null. */
-const monitorInputOf = (m: TaskMonitor | undefined, clear = false): MonitorInput | null | undefined =>
-  clear ? null : m && { ...m, ignore_selectors: m.ignore_selectors, ignore_text: m.ignore_text };
 
 export const toTaskMessage = (t: TaskView): TaskMessage => ({
   id: t.id,
@@ -35,7 +40,7 @@ export const toTaskMessage = (t: TaskView): TaskMessage => ({
   created: seconds(t.created),
   last_run: t.lastRun === null ? undefined : seconds(t.lastRun),
   runs: t.runs,
-  monitor: t.monitor ? toMonitorMessage(t.monitor) : undefined,
+  monitor: t.monitor ? monitorFieldsOf(t.monitor) : undefined,
 });
 
 export const toTaskRunMessage = (r: RunView): TaskRunMessage => ({
@@ -85,16 +90,7 @@ export function schedulerService(deps: { commands: TaskCommands; views: TaskView
 
   return {
     createTask: h(async (req) => {
-      const view = await commands.create(accountOf(req), {
-        name: req.name,
-        api: req.api,
-        query: req.query,
-        frequency: req.frequency,
-        crontab: req.crontab,
-        timezone: req.timezone,
-        enabled: req.enabled,
-        monitor: monitorInputOf(req.monitor),
-      }, { filesBaseUrl: req.files_base_url });
+      const view = await commands.create(accountOf(req), taskFieldsOf(req, req.monitor), { filesBaseUrl: req.files_base_url });
       return { task: toTaskMessage(view) };
     }),
 
@@ -107,16 +103,7 @@ export function schedulerService(deps: { commands: TaskCommands; views: TaskView
     }),
 
     updateTask: h(async (req) => {
-      const view = await commands.update(accountOf(req), req.id, {
-        name: req.name,
-        api: req.api,
-        query: req.query,
-        frequency: req.frequency,
-        crontab: req.crontab,
-        timezone: req.timezone,
-        enabled: req.enabled,
-        monitor: monitorInputOf(req.monitor, req.clear_monitor),
-      });
+      const view = await commands.update(accountOf(req), req.id, taskFieldsOf(req, req.clear_monitor ? null : req.monitor));
       return { task: toTaskMessage(view) };
     }),
 

@@ -1,17 +1,10 @@
-import type { Monitor, RunChange } from '../../domain/monitor/monitor.js';
-import type { Frequency, RunError, TaskApi, TaskEvent } from '../../domain/task/task.js';
+import type { RunChange } from '../../domain/monitor/monitor.js';
+import type { RunError, TaskDefinition, TaskEvent } from '../../domain/task/task.js';
 
 /** The current task, as the API returns it, plus what the ticker needs to find its next occurrence. */
-export interface TaskView {
+export interface TaskView extends TaskDefinition {
   id: number;
   accountId: string;
-  name: string;
-  api: TaskApi;
-  query: string;
-  frequency: Frequency;
-  crontab: string;
-  timezone: string;
-  monitor?: Monitor | null;
   enabled: boolean;
   /** Unix ms. */
   created: number;
