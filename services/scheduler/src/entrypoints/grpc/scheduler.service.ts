@@ -88,6 +88,15 @@ export function schedulerService(deps: { commands: TaskCommands; views: TaskView
     return view;
   };
 
+  /** The caller's task's runs as messages (`runs`: its run history; `changes`: the runs that found a change). */
+  const ownedRuns = async (req: { account_id: string; id: number }, which: 'runs' | 'changes') => {
+    const accountId = accountOf(req);
+    await views.catchUp();
+    const runs = views[which](accountId, req.id);
+    if (!runs) throw taskNotFound(req.id);
+    return { runs: runs.map(toTaskRunMessage) };
+  };
+
   return {
     createTask: h(async (req) => {
       const view = await commands.create(accountOf(req), taskFieldsOf(req, req.monitor), { filesBaseUrl: req.files_base_url });
@@ -112,20 +121,8 @@ export function schedulerService(deps: { commands: TaskCommands; views: TaskView
       return {};
     }),
 
-    listTaskRuns: h(async (req) => {
-      const accountId = accountOf(req);
-      await views.catchUp();
-      const runs = views.runs(accountId, req.id);
-      if (!runs) throw taskNotFound(req.id);
-      return { runs: runs.map(toTaskRunMessage) };
-    }),
+    listTaskRuns: h((req) => ownedRuns(req, 'runs')),
 
-    listTaskChanges: h(async (req) => {
-      const accountId = accountOf(req);
-      await views.catchUp();
-      const changes = views.changes(accountId, req.id);
-      if (!changes) throw taskNotFound(req.id);
-      return { runs: changes.map(toTaskRunMessage) };
-    }),
+    listTaskChanges: h((req) => ownedRuns(req, 'changes')),
   };
 }
