@@ -44,6 +44,8 @@ const leaseQualifies = (input: AdmitInput, account: OpenAccountState) => leaseEl
  * How long an admission refused only for renders in flight waits for one of them to be settled before it is
  * refused: a client that got its render's answer may send the next one before auth-quota has read that
  * render's outcome from the bus (a few milliseconds, more under load). The waits between tries double.
+ * Only a call whose admissions are all one account's waits: a batch holding other accounts' admissions is
+ * answered at once, so one account at its limit never delays another's answer.
  */
 const SLOT_WAIT_MS = 2_000;
 const SLOT_RETRY_FIRST_MS = 20;
@@ -124,16 +126,18 @@ export function admitting(deps: {
    * A request refused only because its account's renders in flight are at the limit, tried again (its
    * reservation alone: the rate limit counted it already) until a render is settled or slotWaitMs passes.
    */
-  const awaitSlot = async (accountId: string, p: Prepared, refusal: AppError): Promise<Admitted | AppError> => {
+  const awaitSlot = async (accountId: string, p: Pick<Prepared, 'account' | 'id'>, refusal: AppError): Promise<Admitted | AppError> => {
     const deadline = Date.now() + slotWaitMs;
     for (let waitMs = SLOT_RETRY_FIRST_MS; Date.now() < deadline; waitMs *= 2) {
       await new Promise((r) => setTimeout(r, Math.min(waitMs, Math.max(0, deadline - Date.now()))));
       const nowMs = clock.now().getTime();
       const plan = limits[p.account.plan];
-      const { reserved, rateLimit } = await change(accountId, (state) => ({
+      const tried = await change(accountId, (state) => ({
         reserved: reserve(state, p.id, reservable(plan), holdMs, nowMs),
         rateLimit: peekRate(state, plan.rateLimitPerMinute, nowMs),
-      }));
+      })).catch(() => undefined);
+      if (!tried) return refusal;
+      const { reserved, rateLimit } = tried;
       if (reserved.kind === 'reserved') return { account: p.account, rateLimit, reservationId: p.id };
       if (reserved.kind !== 'concurrency_limited') return refusal;
     }
@@ -154,6 +158,7 @@ export function admitting(deps: {
         results[index] = isAppError(err) ? err : errors.internal(err);
       }
     });
+    const mayWait = groups.size === 1 && results.every((r) => r === undefined);
     await Promise.all(
       [...groups].map(async ([accountId, group]) => {
         try {
@@ -162,7 +167,7 @@ export function admitting(deps: {
           await Promise.all(
             group.map(async ({ index, prepared }, i) => {
               const d = decided[i]!;
-              results[index] = d instanceof AppError && d.code === 'concurrency_limited' ? await awaitSlot(accountId, prepared, d) : d;
+              results[index] = mayWait && d instanceof AppError && d.code === 'concurrency_limited' ? await awaitSlot(accountId, prepared, d) : d;
             }),
           );
         } catch (err) {
@@ -188,7 +193,10 @@ export function admitting(deps: {
       const id = idOf(reservationId);
       const nowMs = clock.now().getTime();
       const decision = await change(accountId, (state) => reserve(state, id, reservable(limits[account.plan]), holdMs, nowMs));
-      if (decision.kind !== 'reserved') throw reserveRefusal(decision);
+      if (decision.kind === 'reserved') return id;
+      const refusal = reserveRefusal(decision);
+      const waited = decision.kind === 'concurrency_limited' ? await awaitSlot(accountId, { account, id }, refusal) : refusal;
+      if (waited instanceof AppError) throw waited;
       return id;
     },
 

@@ -237,6 +237,20 @@ describe('AuthQuotaService over gRPC', () => {
       expect((await next).reservation_id).toBeTruthy();
       expect(await usageOf(accountId)).toMatchObject({ renders_in_flight: 2, used: 1 });
     });
+
+    it("should not wait for a slot in a batch holding another account's admission: that one is answered at once", async () => {
+      const busy = await callUnary(client, client.createAccount, { name: 'H', plan: 'growth' });
+      const other = await callUnary(client, client.createAccount, { name: 'J', plan: 'growth' });
+      const first = await admit(busy.access_key);
+      await admit(busy.access_key);
+      const request = (access_key: string) => ({ access_key, usage: 'render', features: [], signed_query: '', body: Buffer.alloc(0) });
+      const batch = callUnary(client, client.admitRequests, { requests: [request(busy.access_key), request(other.access_key)] });
+      // A slot of the busy account frees while a waiting batch would still be waiting.
+      const settling = new Promise((r) => setTimeout(r, 300)).then(() => renderFinished(busy.account!.account_id, first.reservation_id!, 'succeeded'));
+      const { outcomes } = await batch;
+      await settling;
+      expect(outcomes.map((o) => (o.result?.$case === 'admitted' ? 'ok' : o.result?.value.code))).toEqual(['concurrency_limited', 'ok']);
+    });
   });
 
   describe('When the same admission is asked twice (a retry on another replica)', () => {
