@@ -72,6 +72,8 @@ describe('Stream and bucket replicas on a three-node cluster', () => {
         const job = await consumer.next({ expires: 5_000 });
         expect(new TextDecoder().decode(job?.data)).toBe('job-before-the-kill');
         await job?.ackAck();
+        // The bucket's stream may have been led by the killed server too: read it once it has a leader again.
+        await settled(`KV_${BUCKETS.quotaLimits.name}`, 2, leader);
         expect((await kv.get('account.replicated'))?.string()).toBe('kept');
       } finally {
         await victim.start();
