@@ -155,9 +155,11 @@ describe('/docs in a browser', () => {
       const shown = await page.$$eval('.opblock', (blocks) =>
         blocks.map((b) => `${b.querySelector('.opblock-summary-method')?.textContent?.trim()} ${b.querySelector('.opblock-summary-path')?.getAttribute('data-path')}`),
       );
-      const operations = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>
-        Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+      // Every operation of every path, and the webhooks the service sends (shown by their names).
+      const operations = [doc.paths, doc.webhooks].flatMap((items) =>
+        Object.entries(items as Record<string, Record<string, unknown>>).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)),
       );
+      expect(operations).toEqual(expect.arrayContaining(['POST render.finished', 'POST task.changed']));
       expect(shown.sort()).toEqual(operations.sort());
       expect(outside, 'every asset comes from the service').toEqual([]);
       // Its Content-Security-Policy holds in the browser: a script added to the page does not run.
