@@ -53,6 +53,18 @@ describe('Stream and bucket replicas on a three-node cluster', () => {
         await settled(stream, 3);
         expect(await replicasOf(stream), stream).toMatchObject({ configured: 3, peers: 3 });
       }
+      // The consumers made with one copy have three too.
+      const info = await (await jetstreamManager(bus.nc)).consumers.info(STREAMS.RENDER_JOBS.name, 'renderer-jobs');
+      expect(info.config.num_replicas).toBe(3);
+      await until(
+        async () => {
+          const now = await (await jetstreamManager(bus.nc)).consumers.info(STREAMS.RENDER_JOBS.name, 'renderer-jobs');
+          return (now.cluster?.replicas ?? []).filter((r) => r.current).length === 2;
+        },
+        30_000,
+        'the render jobs consumer on three servers',
+        200,
+      );
     });
   });
 

@@ -318,8 +318,11 @@ export async function ensureTopology(nc: NatsConnection, opts: TopologyOptions =
     SCHEDULER_TASK_RUNS_CONSUMER,
     AUTH_QUOTA_SETTLEMENTS_CONSUMER,
   ]) {
-    await jsm.consumers.add(consumer.stream, consumer.config).catch(async (err: unknown) => {
-      await jsm.consumers.update(consumer.stream, consumer.config.durable_name, consumer.config).catch(() => {
+    // The replica count stated, not inherited: a consumer made while its stream had one copy would keep
+    // one copy (on one server) after the stream was given three, and be lost with that server.
+    const config = { ...consumer.config, num_replicas: replicas };
+    await jsm.consumers.add(consumer.stream, config).catch(async (err: unknown) => {
+      await jsm.consumers.update(consumer.stream, consumer.config.durable_name, config).catch(() => {
         throw err;
       });
     });
