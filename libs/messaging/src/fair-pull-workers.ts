@@ -21,13 +21,13 @@ export function fairPullWorkers(
     js: JetStreamClient;
     stream: string;
     concurrency: number;
-    /** Messages held waiting beyond those handled (default: `concurrency`). */
+    /** Messages held waiting beyond those handled (default: `concurrency`; 0: a message is taken only when a slot is free). */
     lookahead?: number;
     /** The fairness key of a message; messages it cannot read share the key ''. */
     keyOf: (msg: JsMsg) => string;
   },
 ): PullWorkers {
-  const lookahead = Math.max(1, deps.lookahead ?? deps.concurrency);
+  const lookahead = Math.max(0, deps.lookahead ?? deps.concurrency);
   const handleOne = messageHandler(deps);
   const waiting = new RoundRobinQueue<Held>();
   const active = new Set<Promise<void>>();

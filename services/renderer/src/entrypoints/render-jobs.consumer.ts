@@ -5,11 +5,10 @@ import { trace } from '@app/telemetry';
 import type { PerformRender } from '../application/perform-render.js';
 
 /**
- * Pulls render jobs from the shared work queue and runs `concurrency` at once, started round robin across
- * accounts: while every slot is busy the renderer holds a few more jobs (as many as its slots) and, when a
- * slot frees, starts the next account's job rather than the oldest, so one account with many jobs waiting
- * delays another's by about one render. The rest stay in the queue for other replicas. A live or waiting
- * job heartbeats well inside the consumer's ack wait; a crashed renderer's jobs come back to another one.
+ * Pulls render jobs from the shared work queue and runs `concurrency` at once, taking a job only into a
+ * free slot, so waiting jobs stay in the queue for whichever renderer frees one first (fairness between
+ * accounts is auth-quota's cap on each account's renders in flight). A live job heartbeats well inside
+ * the consumer's ack wait; a crashed renderer's jobs come back to another one.
  */
 export function renderJobsConsumer(deps: { js: JetStreamClient; perform: PerformRender; concurrency: number; logger: Logger }): PullWorkers {
   const { perform, logger } = deps;
@@ -18,6 +17,9 @@ export function renderJobsConsumer(deps: { js: JetStreamClient; perform: Perform
     stream: RENDERER_JOBS_CONSUMER.stream,
     durable: RENDERER_JOBS_CONSUMER.config.durable_name,
     concurrency: deps.concurrency,
+    // A job is taken only when a slot is free: one held waiting behind this renderer's busy slots would
+    // wait while another renderer sat idle (and a synchronous render is shed if it does not start soon).
+    lookahead: 0,
     logger,
     heartbeatMs: 3_000,
     keyOf: (msg) => RenderJob.decode(msg.data).account_id,
