@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBus, until, type TestBus } from '@app/testkit';
-import { BUCKETS, Kvm, STREAMS, SUBJECTS, ensureTopology, jetstream, jetstreamManager } from './index.js';
+import { BUCKETS, Kvm, SCHEDULER_TASK_RUNS_CONSUMER, STREAMS, SUBJECTS, ensureTopology, jetstream, jetstreamManager } from './index.js';
 
 // The topology on a real three-node nats-server 2.9 cluster (routes on loopback): every stream and bucket in
 // the replica count it is given, and what it holds outliving the server that led it.
@@ -48,6 +48,12 @@ describe('Stream and bucket replicas on a three-node cluster', () => {
   describe('When the topology made with one replica is ensured again with three', () => {
     it('should keep every stream and bucket on all three servers', async () => {
       for (const stream of EVERY_STREAM) expect(await replicasOf(stream), stream).toMatchObject({ configured: 1, peers: 1 });
+      // A consumer of a kept stream has taken one event of two, and acknowledged it.
+      const js = jetstream(bus.nc);
+      for (const id of ['run-acknowledged', 'run-waiting']) await js.publish(SUBJECTS.renderEvent('task', 'finished', id), new TextEncoder().encode(id));
+      const taken = await (await js.consumers.get(STREAMS.RENDER_EVENTS.name, SCHEDULER_TASK_RUNS_CONSUMER.config.durable_name)).next({ expires: 5_000 });
+      expect(taken?.string()).toBe('run-acknowledged');
+      await taken?.ackAck();
       await ensureTopology(bus.nc, { replicas: 3 });
       for (const stream of EVERY_STREAM) {
         await settled(stream, 3);
@@ -65,6 +71,11 @@ describe('Stream and bucket replicas on a three-node cluster', () => {
         'the render jobs consumer on three servers',
         200,
       );
+      // Made anew in three copies (see ensureConsumer), the consumer goes on where it was: the acknowledged
+      // event is not delivered again, the other one is next.
+      const next = await (await js.consumers.get(STREAMS.RENDER_EVENTS.name, SCHEDULER_TASK_RUNS_CONSUMER.config.durable_name)).next({ expires: 5_000 });
+      expect(next?.string()).toBe('run-waiting');
+      await next?.ackAck();
     });
   });
 

@@ -11,6 +11,7 @@ import {
 } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { Objm } from '@nats-io/obj';
+import { ensureConsumer } from './ensure-consumer.js';
 
 /**
  * Every subject, stream, consumer and bucket of the system, defined once. Designed for nats-server
@@ -320,12 +321,7 @@ export async function ensureTopology(nc: NatsConnection, opts: TopologyOptions =
   ]) {
     // The replica count stated, not inherited: a consumer made while its stream had one copy would keep
     // one copy (on one server) after the stream was given three, and be lost with that server.
-    const config = { ...consumer.config, num_replicas: replicas };
-    await jsm.consumers.add(consumer.stream, config).catch(async (err: unknown) => {
-      await jsm.consumers.update(consumer.stream, consumer.config.durable_name, config).catch(() => {
-        throw err;
-      });
-    });
+    await ensureConsumer(jsm, consumer, replicas);
   }
   const objm = new Objm(nc);
   const results = await objm.create(BUCKETS.renderResults.name, {
@@ -334,18 +330,34 @@ export async function ensureTopology(nc: NatsConnection, opts: TopologyOptions =
     replicas,
   });
   // create() leaves an existing bucket as it was: raise an older, shorter backstop TTL.
-  const resultsStatus = await results.status();
+  const resultsStatus = await onceFound(() => results.status());
   if (resultsStatus.ttl !== nanos(BUCKETS.renderResults.ttlMs)) {
     const info = await jsm.streams.info(resultsStatus.streamInfo.config.name);
     await jsm.streams.update(info.config.name, { ...info.config, max_age: nanos(BUCKETS.renderResults.ttlMs) });
   }
   await matchReplicas(jsm, resultsStatus.streamInfo.config.name, replicas);
   const inputs = await objm.create(BUCKETS.renderInputs.name, { ttl: nanos(BUCKETS.renderInputs.ttlMs), storage: StorageType.File, replicas });
-  await matchReplicas(jsm, (await inputs.status()).streamInfo.config.name, replicas);
+  await matchReplicas(jsm, (await onceFound(() => inputs.status())).streamInfo.config.name, replicas);
   const kvm = new Kvm(nc);
   for (const bucket of [BUCKETS.renderStatus, BUCKETS.renderCache, BUCKETS.quotaLimits, BUCKETS.dashboardSessions, BUCKETS.rendererCapacity, BUCKETS.signInFailures]) {
     const kv = await kvm.create(bucket.name, { ttl: bucket.ttlMs, history: 1, storage: StorageType.File, replicas });
-    await matchReplicas(jsm, (await kv.status()).streamInfo.config.name, replicas);
+    await matchReplicas(jsm, (await onceFound(() => kv.status())).streamInfo.config.name, replicas);
+  }
+}
+
+/**
+ * A bucket's status read right after it was made: on a cluster, the server that answers may not hold
+ * the new stream yet and say it is not found (seen once in 16 fresh clusters); it is asked again.
+ */
+async function onceFound<T>(status: () => Promise<T>, timeoutMs = 5_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await status();
+    } catch (err) {
+      if (Date.now() > deadline || !/not found/i.test((err as Error).message)) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }
 }
 
