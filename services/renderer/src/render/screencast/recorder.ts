@@ -30,7 +30,7 @@ export interface RecordOptions {
 
 /**
  * Records the page's viewport with Chromium's own screencast (CDP Page.startScreencast) for exactly
- * `durationMs`, from the first frame on, into a constant-frame-rate video encoded by ffmpeg.
+ * `durationMs` into a constant-frame-rate video encoded by ffmpeg; the scenario starts with the first frame.
  * Each output frame is the one on screen at its instant; a slow encoder slows Chromium's frames down
  * instead of filling memory.
  */
@@ -73,7 +73,10 @@ async function capture(
   scale: number,
   opts: RecordOptions,
 ): Promise<void> {
-  const timeline = frameTimeline<Buffer>(SCREENCAST_FPS, frames);
+  // The video starts as the screencast is asked for, not when its first frame arrives (50 to 150 ms
+  // later on a busy machine): that frame is what was on screen from the start, nothing having moved yet.
+  const startedAt = Date.now();
+  const timeline = frameTimeline<Buffer>(SCREENCAST_FPS, frames, startedAt / 1000);
   let writing: Promise<void> = Promise.resolve();
   let failed: unknown;
   let firstFrame!: () => void;
@@ -115,7 +118,6 @@ async function capture(
       everyNthFrame: 1,
     });
     await abortable(first, opts.signal);
-    const startedAt = Date.now();
     opts.scenario?.().catch(() => undefined);
     await sleep(Math.max(0, opts.durationMs - (Date.now() - startedAt)), undefined, { signal: opts.signal }).catch((err: unknown) => {
       throw opts.signal.aborted ? opts.signal.reason : err; // timers/promises rejects with its own AbortError

@@ -18,8 +18,12 @@ export interface FrameTimeline<F> {
   readonly written: number;
 }
 
-export function frameTimeline<F>(fps: number, totalFrames: number): FrameTimeline<F> {
-  let start: number | undefined;
+/**
+ * `startSeconds` is the video's first instant; without it, the first frame's arrival. Slots before the
+ * first frame arrives show that frame (nothing was drawn over the page in between).
+ */
+export function frameTimeline<F>(fps: number, totalFrames: number, startSeconds?: number): FrameTimeline<F> {
+  let start: number | undefined = startSeconds;
   let current: F | undefined;
   let written = 0;
 

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { frameCount, frameTimeline } from './timeline.js';
 
 /** Expands the timeline's "frame × count" answers into the video's frame sequence. */
-function play(fps: number, total: number, frames: [string, number][]): string[] {
-  const timeline = frameTimeline<string>(fps, total);
+function play(fps: number, total: number, frames: [string, number][], start?: number): string[] {
+  const timeline = frameTimeline<string>(fps, total, start);
   const out: string[] = [];
   const add = (w: { frame: string; count: number } | undefined) => w && out.push(...Array<string>(w.count).fill(w.frame));
   for (const [frame, at] of frames) add(timeline.push(frame, at));
@@ -30,6 +30,13 @@ describe('frameTimeline', () => {
           ['e', 50.41],
         ]),
       ).toEqual(['a', 'b', 'd', 'd', 'd', 'e']);
+    });
+  });
+
+  describe('When the video starts before the first frame arrives', () => {
+    it('should show the first frame from the start, and every later frame at its own instant', () => {
+      // slots at 0, 0.1 ... 0.5 s after 50.0; the first frame arrives 0.15 s in
+      expect(play(10, 6, [['a', 50.15], ['b', 50.3]], 50.0)).toEqual(['a', 'a', 'a', 'b', 'b', 'b']);
     });
   });
 
