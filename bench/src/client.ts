@@ -29,9 +29,9 @@ export function serviceClient(opts: { baseUrl: string; ca: string; accessKey: st
     });
   return {
     call,
-    /** One render that must succeed. */
-    async render(operation: string, params: Record<string, unknown>): Promise<void> {
-      const res = await call(`/v1/${operation}`, params);
+    /** One render that must succeed (with the client's key, or `accessKey`). */
+    async render(operation: string, params: Record<string, unknown>, accessKey?: string): Promise<void> {
+      const res = await call(`/v1/${operation}`, params, accessKey);
       if (res.status !== 200) throw new Error(`${operation} answered ${res.status}${res.error ? `: ${res.error}` : ''}`);
     },
     close: () => agent.destroy(),

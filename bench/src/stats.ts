@@ -15,14 +15,14 @@ export async function timed<T>(fn: () => Promise<T>): Promise<number> {
 }
 
 /** Runs `count` tasks with at most `concurrency` at once; returns the wall time in ms. */
-export async function runConcurrently(count: number, concurrency: number, task: (i: number) => Promise<unknown>): Promise<number> {
+export async function runConcurrently(count: number, concurrency: number, task: (i: number, worker: number) => Promise<unknown>): Promise<number> {
   let next = 0;
   const start = performance.now();
   await Promise.all(
-    Array.from({ length: concurrency }, async () => {
+    Array.from({ length: concurrency }, async (_, worker) => {
       while (next < count) {
         const i = next++;
-        await task(i);
+        await task(i, worker);
       }
     }),
   );

@@ -38,8 +38,17 @@ export interface MemoryResult {
 }
 
 /** Renderer memory after 10 renders and after 1,000 (browser recycling keeps it flat). */
-export async function memoryScenario(opts: { url: string; client: ServiceClient; rendererPid: number; concurrency: number; total: number }): Promise<MemoryResult> {
-  const render = () => opts.client.render('screenshot', { url: opts.url });
+export async function memoryScenario(opts: {
+  url: string;
+  client: ServiceClient;
+  rendererPid: number;
+  concurrency: number;
+  total: number;
+  /** Accounts the clients render for, one per client in turn (see throughputScenario). */
+  accessKeys?: string[];
+}): Promise<MemoryResult> {
+  const keys = opts.accessKeys ?? [undefined];
+  const render = (_: number, worker: number) => opts.client.render('screenshot', { url: opts.url }, keys[worker % keys.length]);
   await runConcurrently(10, 1, render);
   await new Promise((r) => setTimeout(r, 2_000));
   const after10Kb = treeRssKb(opts.rendererPid);
