@@ -32,7 +32,16 @@ export async function ensureConsumer(jsm: JetStreamManager, consumer: ConsumerDe
     return;
   }
   if (copiesOf(info) !== replicas) {
-    await jsm.consumers.delete(stream, config.durable_name).catch(() => undefined);
+    await jsm.consumers.delete(stream, config.durable_name).catch(async (err: unknown) => {
+      // nats-server 2.9 often deletes a clustered consumer without answering in time: it is asked until the
+      // consumer is gone (or another replica's delete got there first); still there after 10 s, it fails.
+      const deadline = Date.now() + 10_000;
+      const present = () => jsm.consumers.info(stream, config.durable_name).then(() => true, (e: Error) => !/not found/i.test(e.message));
+      while (await present()) {
+        if (Date.now() > deadline) throw err;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    });
     // A work queue holds only what is unacknowledged (and takes no other start than all).
     const workQueue = (await jsm.streams.info(stream)).config.retention === RetentionPolicy.Workqueue;
     const resumed = workQueue ? wanted : { ...wanted, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: info.ack_floor.stream_seq + 1 };
