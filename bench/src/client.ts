@@ -34,6 +34,15 @@ export function serviceClient(opts: { baseUrl: string; ca: string; accessKey: st
       const res = await call(`/v1/${operation}`, params, accessKey);
       if (res.status !== 200) throw new Error(`${operation} answered ${res.status}${res.error ? `: ${res.error}` : ''}`);
     },
+    /**
+     * A render task for runConcurrently whose clients render for `accessKeys` in turn, one account per
+     * client (the client's own key without them): one account may have only part of the fleet's slots in
+     * flight, so a load that fills every slot is several accounts' load, as in production.
+     */
+    rendersFor(accessKeys: string[] | undefined, operation: string, params: Record<string, unknown>) {
+      const keys = accessKeys?.length ? accessKeys : [opts.accessKey];
+      return (_: number, worker: number) => this.render(operation, params, keys[worker % keys.length]);
+    },
     close: () => agent.destroy(),
   };
 }

@@ -44,11 +44,10 @@ export async function memoryScenario(opts: {
   rendererPid: number;
   concurrency: number;
   total: number;
-  /** Accounts the clients render for, one per client in turn (see throughputScenario). */
+  /** The accounts the clients render for, one per client in turn (ServiceClient.rendersFor). */
   accessKeys?: string[];
 }): Promise<MemoryResult> {
-  const keys = opts.accessKeys ?? [undefined];
-  const render = (_: number, worker: number) => opts.client.render('screenshot', { url: opts.url }, keys[worker % keys.length]);
+  const render = opts.client.rendersFor(opts.accessKeys, 'screenshot', { url: opts.url });
   await runConcurrently(10, 1, render);
   await new Promise((r) => setTimeout(r, 2_000));
   const after10Kb = treeRssKb(opts.rendererPid);

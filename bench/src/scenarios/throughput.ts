@@ -17,15 +17,10 @@ export async function throughputScenario(opts: {
   renders: number;
   rounds: number;
   params?: Record<string, unknown>;
-  /**
-   * The accounts the clients render for, one per client in turn: one account may have only part of the
-   * fleet's slots in flight (the rest is kept for other accounts), so a load that fills every slot is
-   * several accounts' load, as in production.
-   */
+  /** The accounts the clients render for, one per client in turn (ServiceClient.rendersFor). */
   accessKeys?: string[];
 }): Promise<ThroughputResult> {
-  const keys = opts.accessKeys ?? [undefined];
-  const ours = (_: number, worker: number) => opts.client.render('screenshot', { url: opts.url, ...opts.params }, keys[worker % keys.length]);
+  const ours = opts.client.rendersFor(opts.accessKeys, 'screenshot', { url: opts.url, ...opts.params });
   const oursRates: number[] = [];
   const fresh: number[] = [];
   // Warm-up at the same concurrency.
