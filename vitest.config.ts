@@ -4,6 +4,23 @@ import { defineConfig } from 'vitest/config';
 // Chromium, SQLite), e2e (the whole stack as `npm start` runs it, over HTTPS).
 const sources = '{libs,services}/*/src/**';
 
+/**
+ * End-to-end files that run with no other stack beside them: they measure capacity or time (overload, fair
+ * slots, screencast frames, how long a cluster's requests are disturbed), or kill and hang processes and
+ * count on being brought back in time.
+ */
+const ALONE = [
+  'auth-quota-replicas',
+  'bus-hung',
+  'fair-slots',
+  'health',
+  'metrics',
+  'nats-cluster',
+  'overload',
+  'screencast',
+  'supervision',
+].map((name) => `e2e/${name}.e2e.spec.ts`);
+
 export default defineConfig({
   test: {
     projects: [
@@ -26,11 +43,22 @@ export default defineConfig({
         },
       },
       {
+        // Two stacks at a time: most of these files wait on the clock (minute boundaries, renders), not the CPU.
         test: {
           name: 'e2e',
           sequence: { groupOrder: 2 },
           include: ['e2e/**/*.e2e.spec.ts'],
-          exclude: ['e2e/compose.e2e.spec.ts'],
+          exclude: ['e2e/compose.e2e.spec.ts', ...ALONE],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+          maxWorkers: 2,
+        },
+      },
+      {
+        test: {
+          name: 'e2e-alone',
+          sequence: { groupOrder: 3 },
+          include: ALONE,
           testTimeout: 120_000,
           hookTimeout: 180_000,
           fileParallelism: false,
@@ -40,7 +68,7 @@ export default defineConfig({
         // docker-compose.yml in containers (podman, provisioned by the global setup), through testcontainers.
         test: {
           name: 'compose',
-          sequence: { groupOrder: 3 },
+          sequence: { groupOrder: 4 },
           include: ['e2e/compose.e2e.spec.ts'],
           globalSetup: ['e2e/containers.global-setup.ts'],
           testTimeout: 180_000,
