@@ -100,6 +100,7 @@ async function printWarnings(services: string[]) {
 }
 
 const skip = containers.skip;
+const FIVE = ['edge-http', 'auth-quota', 'scheduler', 'renderer', 'webhook-dispatcher'];
 
 describe.skipIf(skip !== undefined)(`docker compose up, through testcontainers${skip ? ` (skipped: ${skip})` : ''}`, () => {
   beforeAll(async () => {
@@ -230,7 +231,7 @@ describe.skipIf(skip !== undefined)(`docker compose up, through testcontainers${
   });
 
   describe('When an every_minute task was created at start-up', () => {
-    it('should run it on the next minute, and the creation trace reaches the scheduler: every service exported to the receiver', async () => {
+    it('should run it on the next minute, and the creation trace reaches the scheduler', async () => {
       await until(
         async () => (await call('GET', `/v1/tasks/${taskId}/runs`)).json<{ runs: { status: string }[] }>().runs.some((r) => r.status === 'succeeded'),
         150_000,
@@ -241,9 +242,38 @@ describe.skipIf(skip !== undefined)(`docker compose up, through testcontainers${
       expect((await call('DELETE', `/v1/tasks/${taskId}`)).status).toBeLessThan(300);
       const creation = new Set(otlp.byTrace(taskTraceId).map((s) => s.service));
       expect([...creation]).toEqual(expect.arrayContaining(['edge-http', 'scheduler']));
-      expect(new Set(otlp.spans.map((s) => s.service))).toEqual(
-        new Set(['edge-http', 'auth-quota', 'renderer', 'scheduler', 'webhook-dispatcher']),
-      );
+    });
+  });
+
+  describe('When the owner asks for a run of a task with a webhook now', () => {
+    it("should deliver the run's signed webhook, and that one request's trace crosses all five services", async () => {
+      const hook = `${receiver.url.replace('localhost', HOST)}/task-run`;
+      const created = await call('POST', '/v1/tasks', {
+        name: 'asked for now',
+        api: 'screenshot',
+        query: `url=${encodeURIComponent(page('/page'))}&format=png&webhook_url=${encodeURIComponent(hook)}`,
+        frequency: 'every_month',
+        enabled: false,
+      });
+      expect(created.status, created.body.toString()).toBe(201);
+      const task = created.json<{ id: number }>().id;
+      const res = await call('POST', `/v1/tasks/${task}/runs`);
+      expect(res.status, res.body.toString()).toBe(202);
+      const run = res.json<{ id: string }>().id;
+      const delivered = () => receiver.accepted().filter((w) => w.path === '/task-run' && (JSON.parse(w.body) as { task_id?: string }).task_id === String(task));
+      await until(() => delivered().length > 0, 90_000, "the run's webhook");
+      expect({ standardOk: delivered()[0]!.standardOk, plainOk: delivered()[0]!.plainOk }).toEqual({ standardOk: true, plainOk: true });
+      const runs = async () => (await call('GET', `/v1/tasks/${task}/runs`)).json<{ runs: { id: string; status: string }[] }>().runs;
+      await until(async () => (await runs())[0]?.status === 'succeeded', 30_000, 'the run recorded as succeeded');
+      expect((await runs()).map((r) => r.id)).toEqual([run]);
+      expect((await call('DELETE', `/v1/tasks/${task}`)).status).toBeLessThan(300);
+
+      // edge → auth-quota (the key) → scheduler (the run) → auth-quota (its admission) → renderer (the job)
+      // → webhook-dispatcher (the delivery): one trace id.
+      const traceId = res.headers['x-service-request-id'] as string;
+      const services = () => new Set(otlp.byTrace(traceId).map((s) => s.service));
+      await until(() => FIVE.every((s) => services().has(s)), 60_000, `spans of the five services in trace ${traceId}`);
+      expect(services()).toEqual(new Set(FIVE));
     });
   });
 

@@ -27,6 +27,7 @@ beforeAll(async () => {
   fixture = await startFixtureServer({
     '/task-a': (_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<title>A</title><h1>Task A</h1>'),
     '/task-b': (_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<title>B</title><h1>Task B</h1>'),
+    '/task-now': (_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<title>Now</title><h1>Asked for now</h1>'),
   });
   stack = await startTestStack({ env: { ALLOW_PRIVATE_TARGETS: '1' } });
   finished = await recordFinishedRenders(stack.natsUrl);
@@ -125,6 +126,7 @@ describe('Scheduled tasks over HTTPS', () => {
         ['GET', `/v1/tasks/${task.id}`],
         ['GET', `/v1/tasks/${task.id}/runs`],
         ['PATCH', `/v1/tasks/${task.id}`],
+        ['POST', `/v1/tasks/${task.id}/runs`],
         ['DELETE', `/v1/tasks/${task.id}`],
       ] as const) {
         const res = await stack.call(method, path, { headers: as(otherScale.accessKey), ...(method === 'PATCH' ? { json: { name: 'mine now' } } : {}) });
@@ -133,6 +135,32 @@ describe('Scheduled tasks over HTTPS', () => {
       }
       expect((await stack.call('GET', '/v1/tasks', { headers: as(otherScale.accessKey) })).json()).toEqual({ tasks: [] });
       expect((await stack.call('GET', `/v1/tasks/${task.id}`, { headers: demo() })).json()).toMatchObject({ name: 'Fixture /task-a' });
+    });
+  });
+
+  describe('When the owner asks for a run now, outside the schedule of a disabled task', () => {
+    it('should answer 202 with the running run, render the page at once and keep its file', async () => {
+      const task = (await createTask('/task-now', { frequency: 'every_month', enabled: false })).json<TaskResource>();
+      const asked = Math.floor(Date.now() / 1000);
+      const res = await stack.call('POST', `/v1/tasks/${task.id}/runs`, { headers: demo() });
+      expect(res.status, res.body.toString()).toBe(202);
+      const run = res.json<TaskRunResource>();
+      expect(run).toMatchObject({ id: expect.stringMatching(new RegExp(`^${task.id}-now-\\d+$`)), task_id: task.id, trigger: 'manual', status: 'running', file: null });
+      expect(run.started).toBeGreaterThanOrEqual(asked);
+
+      await until(() => fixture.hits('/task-now') > 0, 30_000, 'the run to load its page');
+      await until(
+        async () => (await stack.call('GET', `/v1/tasks/${task.id}/runs`, { headers: demo() })).json<{ runs: TaskRunResource[] }>().runs[0]?.status !== 'running',
+        30_000,
+        'the outcome of the run',
+      );
+      const [done] = (await stack.call('GET', `/v1/tasks/${task.id}/runs`, { headers: demo() })).json<{ runs: TaskRunResource[] }>().runs;
+      expect(done).toMatchObject({ id: run.id, trigger: 'manual', status: 'succeeded', error: null });
+      const file = await httpsRequest(done!.file!, { ca: stack.certPem, servername: 'localhost' });
+      expect(await imageInfo(file.body)).toEqual({ format: 'png', width: 1280, height: 1080 });
+      // Still disabled, and no occurrence of its schedule was taken by the run.
+      const after = (await stack.call('GET', `/v1/tasks/${task.id}`, { headers: demo() })).json<TaskResource>();
+      expect(after).toMatchObject({ enabled: false, runs: 1 });
     });
   });
 

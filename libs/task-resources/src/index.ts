@@ -23,6 +23,8 @@ export type RunChangeResource = AbsentAsNull<RunChange, 'diff' | 'before' | 'aft
 export interface TaskRunResource {
   id: string;
   task_id: number;
+  /** schedule (an occurrence of the task's schedule) | manual (asked for with POST /v1/tasks/{id}/runs) */
+  trigger: string;
   /** running | succeeded | failed */
   status: string;
   due: number;

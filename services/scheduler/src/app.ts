@@ -145,7 +145,7 @@ export async function createApp(config: SchedulerConfig, logger: Logger, o: Part
       outcomes.start();
       if (config.tickMs > 0) ticker.start();
       grpc = await startGrpcServer(config.grpcAddress, [
-        { definition: SchedulerServiceService, implementation: schedulerService({ commands, views, logger }) },
+        { definition: SchedulerServiceService, implementation: schedulerService({ commands, views, starter, logger }) },
       ]);
       health = await startHealthServer({
         port: config.healthPort,

@@ -43,6 +43,7 @@ const toMonitorMessage = (m: TaskMonitorResource): TaskMonitor => ({
 export const toTaskRunResource = (r: TaskRun): TaskRunResource => ({
   id: r.run_id,
   task_id: r.task_id,
+  trigger: r.trigger || 'schedule',
   status: r.status,
   due: r.due,
   started: r.started,
@@ -102,6 +103,11 @@ export function grpcScheduler(addresses: string): TaskScheduler & { close(): voi
     },
     async runs(accountId, id) {
       return (await callUnary(client, client.listTaskRuns, { account_id: accountId, id })).runs.map(toTaskRunResource);
+    },
+    async run(accountId, id) {
+      const { run } = await callUnary(client, client.runTask, { account_id: accountId, id });
+      if (!run) throw new Error('the scheduler answered without a run');
+      return toTaskRunResource(run);
     },
     async changes(accountId, id) {
       return (await callUnary(client, client.listTaskChanges, { account_id: accountId, id })).runs.map(toTaskRunResource);

@@ -21,6 +21,8 @@ export interface TaskScheduler {
   update(accountId: string, id: number, fields: TaskFieldsInput): Promise<TaskResource>;
   remove(accountId: string, id: number): Promise<void>;
   runs(accountId: string, id: number): Promise<TaskRunResource[]>;
+  /** One run now, outside the schedule: started (its job out) when this answers, or the refusal thrown. */
+  run(accountId: string, id: number): Promise<TaskRunResource>;
   /** The runs that changed, newest first. */
   changes(accountId: string, id: number): Promise<TaskRunResource[]>;
 }

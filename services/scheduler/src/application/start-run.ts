@@ -1,9 +1,9 @@
-import { ack, dispositionAfter, isAppError, isRetryable, type Disposition } from '@app/errors';
+import { ValidationError, ack, dispositionAfter, isAppError, isRetryable, type Disposition } from '@app/errors';
 import { checkRenderTargets } from '@app/net-guard';
 import type { RenderJob, RenderParams } from '@app/proto/render';
 import { planRestrictedFeaturesOf, renderBudgetMs } from '@app/render-params';
-import { decide } from '../domain/task/task.decider.js';
-import { runIdOf, type ActiveTask, type DispatchRun, type PrepareRun, type RunError } from '../domain/task/task.js';
+import { decide, taskNotFound } from '../domain/task/task.decider.js';
+import { manualRunIdOf, runIdOf, type ActiveTask, type DispatchRun, type PrepareRun, type RunError, type RunNow } from '../domain/task/task.js';
 import { boundedMemo } from '../bounded-memo.js';
 import type { AuthQuota, Clock, PreparedJob, RenderJobs, TargetGuard, TaskStreams } from './ports.js';
 import { checkTaskQuery } from './task-query.js';
@@ -86,13 +86,15 @@ export interface ClaimedAhead {
  * its stream (at the version read: one claim per occurrence across replicas), the job built; a reservation
  * that no job will carry is announced so that auth-quota releases it.
  *
- * Two triggers take these steps:
+ * Three triggers take these steps:
  * - `atDueTime` (a claimed run's `scheduler.task.run-started` event): a refusal is a failed run with its
  *   code; the job is published at once. Redelivered messages are harmless: the run's state says what was
  *   done already.
  * - `ahead` (a prepare request, in the lead time before the due instant): a run that cannot start (a
  *   refusal, an unreachable service) is left to the due-time path, which records its failure; the job is
  *   made ready for its due instant (see prepare-runs.ts), and `giveBack` undoes the claim.
+ * - `onRequest` (the owner's `POST /v1/tasks/{id}/runs`): one run now, outside the schedule; a refusal is
+ *   the caller's answer and records nothing; the job is published at once, in the request's trace.
  */
 export function runStarter(deps: RunDeps) {
   const { streams, authQuota, jobs, guard, clock } = deps;
@@ -110,7 +112,7 @@ export function runStarter(deps: RunDeps) {
     if (reservationId) await jobs.withoutJob({ accountId, reservationId }).catch(() => undefined);
   };
   /** Records the run's job; undefined when there was nothing to claim. A reservation not claimed is released. */
-  async function claim(task: ActiveTask, reservationId: string | undefined, command: DispatchRun | PrepareRun) {
+  async function claim(task: ActiveTask, reservationId: string | undefined, command: DispatchRun | PrepareRun | RunNow) {
     let change;
     try {
       change = await streams.change(task.taskId, (current) => decide(command, current));
@@ -215,13 +217,39 @@ export function runStarter(deps: RunDeps) {
     return { ...run, job, task };
   }
 
+  /** Owner's trigger: a run of the caller's task now, enabled or not; answers its run id, or throws the refusal. */
+  async function onRequest(request: { accountId: string; taskId: number }): Promise<string> {
+    const { accountId, taskId } = request;
+    const { state } = await streams.load(taskId);
+    if (state.status !== 'Active' || state.accountId !== accountId) throw taskNotFound(taskId);
+    const checked = query(state);
+    if (!checked.params) throw new ValidationError(checked.problems);
+    const { params } = checked;
+    await checkRenderTargets(params, (url, parameter) => guard.check(url, parameter), 'query.');
+    const reservationId = await admit(state, params);
+    const at = now();
+    const runId = manualRunIdOf(taskId, at);
+    const ids = newIds();
+    const claimed = await claim(state, reservationId, { type: 'RunNow', data: { accountId, taskId, runId, ...ids, reservationId }, metadata: { now: at } });
+    if (!claimed) return runId;
+    try {
+      await jobs.publish(renderJob(state, runId, { ...ids, reservationId }, params, at));
+    } catch (err) {
+      // No job is out: the run fails now rather than staying open, and its reservation is released.
+      await fail(taskId, runId, runError(err)).catch(() => undefined);
+      await release(accountId, reservationId);
+      throw err;
+    }
+    return runId;
+  }
+
   /** A run claimed ahead that will not start from here: cancelled (the due-time path may claim it) and released. */
   async function giveBack(run: Pick<ClaimedAhead, 'taskId' | 'runId' | 'accountId' | 'reservationId'>): Promise<void> {
     await streams.change(run.taskId, (current) => decide({ type: 'CancelPreparedRun', data: { runId: run.runId }, metadata: { now: now() } }, current));
     await release(run.accountId, run.reservationId);
   }
 
-  return { atDueTime, ahead, giveBack };
+  return { atDueTime, ahead, giveBack, onRequest };
 }
 
 export type RunStarter = ReturnType<typeof runStarter>;

@@ -29,7 +29,7 @@ function setup(history: TaskEvent[] = [created, started], guard: TargetGuard = {
   const withoutJob: string[] = [];
   const clock = controlledClock(DUE + 300);
   let n = 0;
-  const { atDueTime: dispatch } = runStarter({
+  const { atDueTime: dispatch, onRequest } = runStarter({
     streams: streams.port,
     authQuota: auth.port,
     jobs: {
@@ -41,7 +41,7 @@ function setup(history: TaskEvent[] = [created, started], guard: TargetGuard = {
     newId: () => `job-${++n}`,
     newFileName: () => `file-${n}`,
   });
-  return { dispatch, streams, auth, published, withoutJob, clock };
+  return { dispatch, onRequest, streams, auth, published, withoutJob, clock };
 }
 
 const types = (events: TaskEvent[]) => events.map((e) => e.type);
@@ -152,6 +152,79 @@ describe('Run start at its due time', () => {
       await dispatch({ taskId: 3, runId: RUN }, FIRST);
       expect(auth.admitted).toEqual([]);
       expect(published).toEqual([]);
+    });
+  });
+});
+
+describe('A run asked for now by its owner', () => {
+  const NOW = DUE + 300;
+
+  describe('When the owner asks for a run of an enabled task', () => {
+    it('should admit it, record a manual run that claims no occurrence, and publish its job before answering', async () => {
+      const { onRequest, streams, auth, published } = setup([created]);
+      expect(await onRequest({ accountId: 'acc', taskId: 3 })).toBe(`3-now-${NOW}`);
+      expect(auth.admitted).toEqual([{ accountId: 'acc', features: ['tasks'], reservationId: 'res-1' }]);
+      expect(streams.events(3).at(-1)).toEqual({
+        type: 'TaskRunStarted',
+        data: { taskId: 3, runId: `3-now-${NOW}`, dueAt: NOW, startedAt: NOW, jobId: 'job-1', fileName: 'file-1', reservationId: 'res-1', trigger: 'manual' },
+      });
+      expect((await streams.port.load(3)).state).toMatchObject({ lastDueAt: null, runs: 1 });
+      expect(published).toHaveLength(1);
+      expect(published[0]).toMatchObject({ job_id: 'job-1', origin: 'task', task_id: '3', run_id: `3-now-${NOW}`, reservation_id: 'res-1' });
+    });
+  });
+
+  describe('When the task is disabled', () => {
+    it('should still run it: the owner asked for this one run', async () => {
+      const disabled: TaskEvent = { type: 'TaskDisabled', data: { taskId: 3, disabledAt: DUE - 10_000 } };
+      const { onRequest, published } = setup([created, disabled]);
+      await onRequest({ accountId: 'acc', taskId: 3 });
+      expect(published).toHaveLength(1);
+    });
+  });
+
+  describe('When another account asks, or the task was deleted', () => {
+    it('should answer task_not_found, admitting and recording nothing', async () => {
+      const deleted: TaskEvent = { type: 'TaskDeleted', data: { taskId: 3, deletedAt: DUE } };
+      for (const [history, accountId] of [[[created], 'someone-else'], [[created, deleted], 'acc']] as const) {
+        const { onRequest, streams, auth, published } = setup([...history]);
+        await expect(onRequest({ accountId, taskId: 3 })).rejects.toMatchObject({ code: 'task_not_found' });
+        expect([auth.admitted, published, streams.events(3).length]).toEqual([[], [], history.length]);
+      }
+    });
+  });
+
+  describe('When auth-quota refuses it', () => {
+    it('should throw the refusal to the caller and record nothing', async () => {
+      const { onRequest, streams, auth, published } = setup([created]);
+      auth.refuse('acc', errors.quotaExceeded());
+      await expect(onRequest({ accountId: 'acc', taskId: 3 })).rejects.toMatchObject({ code: 'quota_exceeded' });
+      expect(types(streams.events(3))).toEqual(['TaskCreated']);
+      expect(published).toEqual([]);
+    });
+  });
+
+  describe('When the page is not allowed by the SSRF policy', () => {
+    it('should answer target_not_allowed naming query.url, without reserving quota', async () => {
+      const guard: TargetGuard = {
+        check: async (_url, parameter) => Promise.reject(errors.targetNotAllowed(parameter, 'the URL must point to a public internet address')),
+        checkWebhook: async () => undefined,
+      };
+      const { onRequest, streams, auth } = setup([created], guard);
+      await expect(onRequest({ accountId: 'acc', taskId: 3 })).rejects.toMatchObject({ code: 'target_not_allowed', message: expect.stringContaining('query.url') });
+      expect([auth.admitted, types(streams.events(3))]).toEqual([[], ['TaskCreated']]);
+    });
+  });
+
+  describe('When its job cannot be published', () => {
+    it('should fail the run at once and release its reservation', async () => {
+      const { onRequest, streams, withoutJob, published } = setup([created]);
+      published.push = () => {
+        throw new Error('no responders');
+      };
+      await expect(onRequest({ accountId: 'acc', taskId: 3 })).rejects.toThrow('no responders');
+      expect(streams.events(3).at(-1)).toMatchObject({ type: 'TaskRunFinished', data: { runId: `3-now-${NOW}`, outcome: 'failed' } });
+      expect(withoutJob).toEqual(['res-1']);
     });
   });
 });

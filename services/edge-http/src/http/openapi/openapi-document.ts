@@ -3,7 +3,7 @@ import { ERROR_CODES, reasonPhrase } from '@app/errors';
 import { CONTENT_TYPE_BY_FORMAT, FORMAT_BY_OPERATION, OPERATIONS, PARAMETERS, RESULT_FORMATS, parameterDefaults, type Operation } from '@app/render-params';
 import { TASK_FIELDS, TASK_REQUIRED_FIELDS } from '../../tasks/index.js';
 import { webhookDocs } from './webhooks.js';
-import { AsyncAccepted, DeviceList, ErrorBody, Health, Readiness, RenderStatus, TaskList, Task, TaskChanges, TaskRuns, Usage } from './response-schemas.js';
+import { AsyncAccepted, DeviceList, ErrorBody, Health, Readiness, RenderStatus, TaskList, Task, TaskChanges, TaskRun, TaskRuns, Usage } from './response-schemas.js';
 
 /** A route of the server as Fastify registered it. */
 export interface RouteInfo {
@@ -36,7 +36,7 @@ function withoutSafeIntegerBounds<T>(value: T): T {
 /** The response bodies: every schema with a meta id (response-schemas.ts), each a component referred to by id. */
 function componentSchemas(): Json {
   // Imported for their registration under their ids.
-  void [ErrorBody, AsyncAccepted, RenderStatus, Usage, DeviceList, Task, TaskList, TaskRuns, TaskChanges, Health, Readiness];
+  void [ErrorBody, AsyncAccepted, RenderStatus, Usage, DeviceList, Task, TaskList, TaskRun, TaskRuns, TaskChanges, Health, Readiness];
   const { schemas } = z.toJSONSchema(z.globalRegistry, { io: 'input', unrepresentable: 'any', uri: (id) => `#/components/schemas/${id}` }) as {
     schemas: Record<string, Json>;
   };
@@ -256,6 +256,16 @@ const ROUTE_DOCS: Record<string, RouteDoc> = {
   },
   'DELETE /v1/tasks/{id}': { operationId: 'deleteTask', tag: 'Tasks', summary: 'Delete a task', status: 204 },
   'GET /v1/tasks/{id}/runs': { operationId: 'taskRuns', tag: 'Tasks', summary: 'Run history of a task', body: TaskRuns },
+  'POST /v1/tasks/{id}/runs': {
+    operationId: 'runTask',
+    tag: 'Tasks',
+    summary: 'Run a task now, outside its schedule',
+    description:
+      'One run of the task at once, enabled or not, admitted and charged like any run. Answers 202 with the run (running); its outcome, ' +
+      'file, change and webhook come as for a scheduled run. A refusal (quota, rate limit, a target the SSRF policy refuses) is the answer, and no run is recorded.',
+    status: 202,
+    body: TaskRun,
+  },
   'GET /v1/tasks/{id}/changes': {
     operationId: 'taskChanges',
     tag: 'Tasks',

@@ -139,23 +139,22 @@ const RunChange = z
 
 export const TaskList = z.looseObject({ tasks: z.array(Task) }).meta({ id: 'TaskList' });
 
-export const TaskRuns = z
+export const TaskRun = z
   .looseObject({
-    runs: z.array(
-      z.looseObject({
-        id: z.string(),
-        task_id: z.number().int(),
-        status: z.enum(['running', 'succeeded', 'failed']),
-        due: seconds('Unix seconds.'),
-        started: seconds('Unix seconds.'),
-        finished: seconds('Unix seconds.').nullable(),
-        file: z.string().nullable().describe('URL of the result.'),
-        error: z.looseObject({ code: z.string(), message: z.string() }).nullable(),
-        change: RunChange.nullable().optional().describe('A monitoring task\'s comparison with the last successful run.'),
-      }),
-    ),
+    id: z.string().describe('<task id>-<unix seconds of the occurrence>; a run asked for now: <task id>-now-<unix ms>.'),
+    task_id: z.number().int(),
+    trigger: z.enum(['schedule', 'manual']).describe('manual: asked for with POST /v1/tasks/{id}/runs.'),
+    status: z.enum(['running', 'succeeded', 'failed']),
+    due: seconds('Unix seconds of the occurrence (a manual run: when it was asked for).'),
+    started: seconds('Unix seconds.'),
+    finished: seconds('Unix seconds.').nullable(),
+    file: z.string().nullable().describe('URL of the result.'),
+    error: z.looseObject({ code: z.string(), message: z.string() }).nullable(),
+    change: RunChange.nullable().optional().describe('A monitoring task\'s comparison with the last successful run.'),
   })
-  .meta({ id: 'TaskRuns' });
+  .meta({ id: 'TaskRun' });
+
+export const TaskRuns = z.looseObject({ runs: z.array(TaskRun) }).meta({ id: 'TaskRuns' });
 
 export const TaskChanges = z
   .looseObject({ changes: TaskRuns.shape.runs.describe('Runs whose comparison found a change, newest first.') })

@@ -17,7 +17,8 @@ const TASKS = { feature: 'tasks' } as const;
 
 /**
  * /v1/tasks: scheduled tasks, Scale plan only (the admission plugin answers 402 plan_upgrade_required
- * otherwise). Creating one counts against the quota; the others only against the rate limit.
+ * otherwise). Creating one counts against the quota; the others only against the rate limit (a run asked
+ * for now is charged as its render, like every run).
  */
 export async function taskRoutes(app: FastifyInstance, opts: TaskRoutesOptions) {
   const { scheduler } = opts;
@@ -51,6 +52,12 @@ export async function taskRoutes(app: FastifyInstance, opts: TaskRoutesOptions) 
     const base = filesBaseUrl(request, opts.publicUrl);
     const runs = await scheduler.runs(accountOf(request), taskIdOf(request));
     return { runs: runs.map((run) => withFileUrls(run, base)) };
+  });
+
+  // A run now, outside the schedule: 202 with the run (running; its render is charged like any run's).
+  app.post(`${path}/:id/runs`, { config: { usage: 'task_other', ...TASKS } }, async (request, reply) => {
+    const run = await scheduler.run(accountOf(request), taskIdOf(request));
+    return reply.status(202).send(withFileUrls(run, filesBaseUrl(request, opts.publicUrl)));
   });
 
   app.get(`${path}/:id/changes`, read, async (request) => {

@@ -56,13 +56,18 @@ const scheduler = {
   update: vi.fn<TaskScheduler['update']>(async (_a, _id, fields) => ({ ...task, ...fields })),
   remove: vi.fn<TaskScheduler['remove']>(async () => undefined),
   runs: vi.fn<TaskScheduler['runs']>(async () => [
-    { id: '12-1780003900', task_id: 12, status: 'succeeded', due: 1_780_003_900, started: 1_780_003_900, finished: 1_780_003_902, file: 'Zm9v', error: null },
-    { id: '12-1780000300', task_id: 12, status: 'failed', due: 1_780_000_300, started: 1_780_000_300, finished: 1_780_000_301, file: null, error: { code: 'quota_exceeded', message: 'used up' } },
+    { id: '12-1780003900', task_id: 12, trigger: 'schedule', status: 'succeeded', due: 1_780_003_900, started: 1_780_003_900, finished: 1_780_003_902, file: 'Zm9v', error: null },
+    { id: '12-1780000300', task_id: 12, trigger: 'schedule', status: 'failed', due: 1_780_000_300, started: 1_780_000_300, finished: 1_780_000_301, file: null, error: { code: 'quota_exceeded', message: 'used up' } },
   ]),
+  run: vi.fn<TaskScheduler['run']>(async (_a, id) => {
+    if (id === 13) throw errors.quotaExceeded();
+    return { id: '12-now-1780004000123', task_id: 12, trigger: 'manual', status: 'running', due: 1_780_004_000, started: 1_780_004_000, finished: null, file: null, error: null };
+  }),
   changes: vi.fn<TaskScheduler['changes']>(async () => [
     {
       id: '12-1780003900',
       task_id: 12,
+      trigger: 'schedule',
       status: 'succeeded',
       due: 1_780_003_900,
       started: 1_780_003_900,
@@ -124,6 +129,7 @@ describe('Task routes', () => {
       ['PATCH', '/v1/tasks/12'],
       ['DELETE', '/v1/tasks/12'],
       ['GET', '/v1/tasks/12/runs'],
+      ['POST', '/v1/tasks/12/runs'],
     ] as const)('should answer 402 plan_upgrade_required to %s %s', async (method, url) => {
       const res = await app.inject({ method, url, headers: { 'x-access-key': BASIC_KEY }, ...(method === 'POST' || method === 'PATCH' ? { payload: {} } : {}) });
       expect(res.statusCode).toBe(402);
@@ -255,6 +261,22 @@ describe('Task routes', () => {
       expect(res.statusCode).toBe(200);
       expect(res.json().runs.map((r: { file: string | null }) => r.file)).toEqual(['http://render.example:8443/v1/files/Zm9v', null]);
       expect(res.json().runs[1]).toMatchObject({ status: 'failed', error: { code: 'quota_exceeded' } });
+    });
+  });
+
+  describe('When a run is asked for now', () => {
+    it('should answer 202 with the running run, admitted as a task request of the tasks feature (its render is charged as a run)', async () => {
+      const res = await app.inject({ method: 'POST', url: '/v1/tasks/12/runs', headers: { ...key, host: 'render.example:8443' } });
+      expect(res.statusCode).toBe(202);
+      expect(res.json()).toMatchObject({ id: '12-now-1780004000123', task_id: 12, trigger: 'manual', status: 'running', file: null });
+      expect(scheduler.run).toHaveBeenCalledWith('acc_scale', 12);
+      expect(admitted[0]).toMatchObject({ usage: 'task_other', features: ['tasks'] });
+    });
+
+    it("should answer the scheduler's refusal as the API's error (the account's quota is used up: 423)", async () => {
+      const res = await app.inject({ method: 'POST', url: '/v1/tasks/13/runs', headers: key });
+      expect(res.json()).toMatchObject({ code: 'quota_exceeded' });
+      expect(res.statusCode).toBe(423);
     });
   });
 });

@@ -76,13 +76,14 @@ export function evolve(state: Task, event: TaskEvent): Task {
     }
     case 'TaskRunStarted': {
       if (state.status !== 'Active') return state;
-      const { runId, dueAt, startedAt, jobId, fileName, reservationId } = event.data;
+      const { runId, dueAt, startedAt, jobId, fileName, reservationId, trigger } = event.data;
       const open: OpenRun = jobId
         ? { dueAt, startedAt, jobId, dispatchedAt: startedAt, ...(fileName ? { fileName } : {}), ...(reservationId ? { reservationId } : {}) }
         : { dueAt, startedAt };
       return {
         ...state,
-        lastDueAt: Math.max(dueAt, state.lastDueAt ?? dueAt),
+        // A run asked for outside the schedule claims no occurrence.
+        lastDueAt: trigger === 'manual' ? state.lastDueAt : Math.max(dueAt, state.lastDueAt ?? dueAt),
         runs: state.runs + 1,
         lastRunAt: startedAt,
         openRuns: { ...withoutStaleRuns(state.openRuns, startedAt), [runId]: open },
@@ -164,6 +165,18 @@ export function decide(command: TaskCommand, state: Task): TaskEvent[] {
       if (state.status !== 'Active' || !state.enabled) return [];
       if (dueAt <= state.scheduleSince || (state.lastDueAt !== null && dueAt <= state.lastDueAt)) return [];
       return [{ type: 'TaskRunStarted', data: { taskId: state.taskId, runId, dueAt, startedAt: now } }];
+    }
+    case 'RunNow': {
+      // Enabled or not: the owner asks for this one run. Its id is new, so a repeated command decides nothing.
+      const task = ownedBy(state, command.data.accountId, command.data.taskId);
+      const { runId, jobId, fileName, reservationId } = command.data;
+      if (task.openRuns[runId]) return [];
+      return [
+        {
+          type: 'TaskRunStarted',
+          data: { taskId: task.taskId, runId, dueAt: now, startedAt: now, jobId, fileName, ...(reservationId ? { reservationId } : {}), trigger: 'manual' },
+        },
+      ];
     }
     case 'PrepareRun': {
       const { runId, dueAt, jobId, fileName, reservationId } = command.data;

@@ -37,6 +37,12 @@ export const taskStreamId = (taskId: number): string => `task-${taskId}`;
 /** One run per occurrence: the id is the task and the occurrence's instant, so two claims of it collide. */
 export const runIdOf = (taskId: number, dueAt: number): string => `${taskId}-${Math.floor(dueAt / 1000)}`;
 
+/** A run asked for by its owner (outside the schedule): "<task id>-now-<unix ms>", apart from every occurrence's. */
+export const manualRunIdOf = (taskId: number, startedAt: number): string => `${taskId}-now-${startedAt}`;
+
+/** What started a run: its schedule's occurrence, or its owner (`POST /v1/tasks/{id}/runs`). */
+export type RunTrigger = 'schedule' | 'manual';
+
 /** `task-12` → 12; undefined for other streams. */
 export function taskIdOfStream(streamId: string): number | undefined {
   const m = /^task-(\d+)$/.exec(streamId);
@@ -78,7 +84,17 @@ export type TaskRunCancelled = {
  */
 export type TaskRunStarted = {
   type: 'TaskRunStarted';
-  data: { taskId: number; runId: string; dueAt: number; startedAt: number; jobId?: string; fileName?: string; reservationId?: string };
+  data: {
+    taskId: number;
+    runId: string;
+    dueAt: number;
+    startedAt: number;
+    jobId?: string;
+    fileName?: string;
+    reservationId?: string;
+    /** Set on a run its owner asked for: it is no occurrence of the schedule (`dueAt` is when it was asked). */
+    trigger?: 'manual';
+  };
 };
 /** The run was admitted (quota reserved) and its render job handed to the renderers. */
 export type TaskRunDispatched = {
@@ -159,6 +175,12 @@ export type UpdateTask = {
 };
 export type DeleteTask = { type: 'DeleteTask'; data: { taskId: number; accountId: string }; metadata: CommandMetadata };
 export type StartRun = { type: 'StartRun'; data: { runId: string; dueAt: number }; metadata: CommandMetadata };
+/** The owner asks for a run now, outside the schedule: admitted already, its job about to be published. */
+export type RunNow = {
+  type: 'RunNow';
+  data: { accountId: string; taskId: number; runId: string; jobId: string; fileName: string; reservationId?: string };
+  metadata: CommandMetadata;
+};
 export type PrepareRun = {
   type: 'PrepareRun';
   data: { runId: string; dueAt: number; jobId: string; fileName: string; reservationId?: string };
@@ -197,6 +219,7 @@ export type TaskCommand =
   | UpdateTask
   | DeleteTask
   | StartRun
+  | RunNow
   | PrepareRun
   | StartPreparedRun
   | CancelPreparedRun

@@ -11,6 +11,7 @@ import type {
 import { monitorFieldsOf, type MonitorInput } from '../../application/monitor-input.js';
 import type { TaskFields } from '../../application/task-input.js';
 import { taskNotFound } from '../../domain/task/task.decider.js';
+import type { RunStarter } from '../../application/start-run.js';
 import type { TaskCommands } from '../../application/task-commands.js';
 import type { RunView, TaskView, TaskViews } from '../../projections/task-views/task-views.js';
 
@@ -46,6 +47,7 @@ export const toTaskMessage = (t: TaskView): TaskMessage => ({
 export const toTaskRunMessage = (r: RunView): TaskRunMessage => ({
   run_id: r.runId,
   task_id: r.taskId,
+  trigger: r.trigger,
   due: seconds(r.dueAt),
   started: seconds(r.startedAt),
   finished: r.finishedAt === null ? undefined : seconds(r.finishedAt),
@@ -77,8 +79,13 @@ function accountOf(req: { account_id: string }): string {
 }
 
 /** SchedulerService: every call is scoped to the account; another account's task is task_not_found. */
-export function schedulerService(deps: { commands: TaskCommands; views: TaskViews; logger: Logger }): SchedulerServiceServer {
-  const { commands, views, logger } = deps;
+export function schedulerService(deps: {
+  commands: TaskCommands;
+  views: TaskViews;
+  starter: Pick<RunStarter, 'onRequest'>;
+  logger: Logger;
+}): SchedulerServiceServer {
+  const { commands, views, starter, logger } = deps;
   const h = <Req, Res>(fn: (req: Req) => Promise<Res>) => unaryHandler<Req, Res>(fn, logger);
 
   const ownedView = async (accountId: string, id: number) => {
@@ -122,6 +129,15 @@ export function schedulerService(deps: { commands: TaskCommands; views: TaskView
     }),
 
     listTaskRuns: h((req) => ownedRuns(req, 'runs')),
+
+    runTask: h(async (req) => {
+      const accountId = accountOf(req);
+      const runId = await starter.onRequest({ accountId, taskId: req.id });
+      await views.catchUp();
+      const run = views.runs(accountId, req.id)?.find((r) => r.runId === runId);
+      if (!run) throw taskNotFound(req.id); // deleted in the meantime
+      return { run: toTaskRunMessage(run) };
+    }),
 
     listTaskChanges: h((req) => ownedRuns(req, 'changes')),
   };

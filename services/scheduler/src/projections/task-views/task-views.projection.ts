@@ -1,5 +1,5 @@
 import type { RunChange } from '../../domain/monitor/monitor.js';
-import type { RunError, TaskDefinition, TaskEvent } from '../../domain/task/task.js';
+import type { RunError, RunTrigger, TaskDefinition, TaskEvent } from '../../domain/task/task.js';
 
 /** The current task, as the API returns it, plus what the ticker needs to find its next occurrence. */
 export interface TaskView extends TaskDefinition {
@@ -23,6 +23,8 @@ export type RunStatus = 'running' | 'succeeded' | 'failed';
 export interface RunView {
   runId: string;
   taskId: number;
+  trigger: RunTrigger;
+  /** The occurrence's instant; for a manual run, when it was asked for. */
   dueAt: number;
   startedAt: number;
   finishedAt: number | null;
@@ -73,7 +75,15 @@ export function evolveTaskView(view: TaskView | null, event: VersionedTaskEvent)
     case 'TaskRunCancelled':
       return view && { ...view, lastDueAt: event.data.lastDueAt, version };
     case 'TaskRunStarted':
-      return view && { ...view, runs: view.runs + 1, lastRun: event.data.startedAt, lastDueAt: Math.max(event.data.dueAt, view.lastDueAt ?? 0), version };
+      return (
+        view && {
+          ...view,
+          runs: view.runs + 1,
+          lastRun: event.data.startedAt,
+          lastDueAt: event.data.trigger === 'manual' ? view.lastDueAt : Math.max(event.data.dueAt, view.lastDueAt ?? 0),
+          version,
+        }
+      );
     case 'TaskRunDispatched':
     case 'TaskRunFinished':
     case 'TaskRunCompared':
@@ -90,8 +100,19 @@ export function evolveTaskView(view: TaskView | null, event: VersionedTaskEvent)
 export function evolveRunHistory(runs: readonly RunView[], event: VersionedTaskEvent, limit: number): RunView[] {
   switch (event.type) {
     case 'TaskRunStarted': {
-      const { taskId, runId, dueAt, startedAt } = event.data;
-      const run: RunView = { runId, taskId, dueAt, startedAt, finishedAt: null, status: 'running', file: null, error: null, change: null };
+      const { taskId, runId, dueAt, startedAt, trigger } = event.data;
+      const run: RunView = {
+        runId,
+        taskId,
+        trigger: trigger ?? 'schedule',
+        dueAt,
+        startedAt,
+        finishedAt: null,
+        status: 'running',
+        file: null,
+        error: null,
+        change: null,
+      };
       return [...runs, run].slice(-limit);
     }
     case 'TaskRunFinished': {

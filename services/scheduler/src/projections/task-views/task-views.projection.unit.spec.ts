@@ -55,10 +55,11 @@ describe('Task views projection', () => {
 
     it('should give the run history with outcome and result file', () => {
       expect(project(history).runs).toEqual([
-        { runId: 'r1', taskId: 4, dueAt: due(0), startedAt: due(0) + 100, finishedAt: due(1) + 500, status: 'succeeded', file: 'file-1', error: null, change: null },
+        { runId: 'r1', taskId: 4, trigger: 'schedule', dueAt: due(0), startedAt: due(0) + 100, finishedAt: due(1) + 500, status: 'succeeded', file: 'file-1', error: null, change: null },
         {
           runId: 'r2',
           taskId: 4,
+          trigger: 'schedule',
           dueAt: due(1),
           startedAt: due(1) + 90,
           finishedAt: due(1) + 900,
@@ -68,6 +69,15 @@ describe('Task views projection', () => {
           change: null,
         },
       ]);
+    });
+  });
+
+  describe('When the owner asks for a run outside the schedule', () => {
+    it('should list it as manual, count it, and leave the schedule where it was', () => {
+      const manual = { type: 'TaskRunStarted', data: { taskId: 4, runId: '4-now-1', dueAt: due(5), startedAt: due(5), jobId: 'j', fileName: 'f', trigger: 'manual' } } as TaskEvent;
+      const { view, runs } = project([...history, manual]);
+      expect(view).toMatchObject({ runs: 3, lastRun: due(5), lastDueAt: due(1) });
+      expect(runs.at(-1)).toMatchObject({ runId: '4-now-1', trigger: 'manual', status: 'running' });
     });
   });
 
