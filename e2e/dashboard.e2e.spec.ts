@@ -326,7 +326,9 @@ describe('Account dashboard', () => {
     const historyRows = async () => {
       await page.click(`tr[data-task-id="${taskId}"] .row-actions button`);
       await visible('#task-runs');
-      return page.$$eval('#task-runs-body tr', (rows) => rows.map((r) => ({ outcome: r.querySelector('.status')?.textContent, link: r.querySelector('a')?.getAttribute('href') ?? null })));
+      return page.$$eval('#task-runs-body tr', (rows) =>
+        rows.map((r) => ({ trigger: r.getAttribute('data-trigger'), outcome: r.querySelector('.status')?.textContent, link: r.querySelector('a')?.getAttribute('href') ?? null })),
+      );
     };
 
     it('should show the API validation messages beside the fields', async () => {
@@ -374,10 +376,16 @@ describe('Account dashboard', () => {
       await shoot('tasks');
     }, 240_000);
 
-    it('should disable it, then delete it', async () => {
+    it('should disable it, run it once now all the same, then delete it', async () => {
       await page.click(`tr[data-task-id="${taskId}"] input[role="switch"]`);
       await poll(async () => (await runsOf()).enabled === false, 10_000, 'the task disabled');
       expect((await call('GET', `/v1/tasks/${taskId}`, { headers: withKey(owner.accessKey) })).json()).toMatchObject({ enabled: false });
+
+      const hits = fixture.hits('/dash-task');
+      await page.click(`tr[data-task-id="${taskId}"] button[aria-label$=" now"]`);
+      await poll(async () => (await historyRows()).some((r) => r.trigger === 'manual' && r.outcome === 'succeeded'), 40_000, 'the run asked for now, succeeded');
+      expect(fixture.hits('/dash-task')).toBeGreaterThan(hits);
+
       page.once('dialog', (d) => void d.accept());
       await page.click(`tr[data-task-id="${taskId}"] button[aria-label^="Delete"]`);
       await page.waitForFunction((id) => !document.querySelector(`tr[data-task-id="${id}"]`), {}, taskId);

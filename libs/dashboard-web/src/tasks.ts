@@ -18,7 +18,7 @@ type Task = {
   monitor?: { mode: string } | null;
 };
 
-type Run = { id: string; status: string; started: number; finished: number | null; file: string | null; error: { code: string; message: string } | null };
+type Run = { id: string; trigger: string; status: string; started: number; finished: number | null; file: string | null; error: { code: string; message: string } | null };
 
 const FORM = {
   prefix: 'task-',
@@ -49,6 +49,14 @@ function row(t: Task, refresh: () => Promise<void>): HTMLTableRowElement {
   });
   const history = h('button', { type: 'button', class: 'small' }, 'History');
   history.addEventListener('click', () => void showRuns(t).catch(report));
+  const runNow = h('button', { type: 'button', class: 'small', 'aria-label': `Run ${t.name} now` }, 'Run now');
+  runNow.addEventListener('click', () => {
+    void busy(runNow, async () => {
+      await api('POST', `/tasks/${t.id}/runs`);
+      notice(`A run of ${t.name} started.`);
+      await showRuns(t, false);
+    }).catch(report);
+  });
   const changes = h('button', { type: 'button', class: 'small', 'aria-label': `Changes of ${t.name}` }, 'Changes');
   changes.addEventListener('click', () => void showChanges(t).then(() => $('task-changes').focus()).catch(report));
   const remove = h('button', { type: 'button', class: 'small', 'aria-label': `Delete ${t.name}` }, 'Delete');
@@ -71,7 +79,7 @@ function row(t: Task, refresh: () => Promise<void>): HTMLTableRowElement {
     h('td', { 'data-label': 'Enabled' }, toggle),
     h('td', { 'data-label': 'Runs', class: 'runs' }, String(t.runs)),
     h('td', { 'data-label': 'Last run' }, formatTime(t.last_run)),
-    h('td', { class: 'row-actions' }, h('div', { class: 'actions' }, history, ...(t.monitor ? [changes] : []), remove)),
+    h('td', { class: 'row-actions' }, h('div', { class: 'actions' }, history, runNow, ...(t.monitor ? [changes] : []), remove)),
   );
 }
 
@@ -92,8 +100,8 @@ async function showRuns(t: Task, focus = true): Promise<void> {
     ...runs.map((r) =>
       h(
         'tr',
-        {},
-        h('td', { 'data-label': 'Started' }, formatTime(r.started)),
+        { 'data-trigger': r.trigger },
+        h('td', { 'data-label': 'Started' }, formatTime(r.started), r.trigger === 'manual' ? h('span', { class: 'muted' }, ' (run now)') : ''),
         h('td', { 'data-label': 'Outcome' }, h('span', { class: `status ${r.status}` }, r.status), r.error ? ` ${r.error.message}` : ''),
         h('td', { 'data-label': 'Finished' }, formatTime(r.finished)),
         h('td', { 'data-label': 'Result' }, r.file ? h('a', { href: r.file, target: '_blank', rel: 'noopener' }, 'Open result') : '–'),
