@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 // Tests are tiered by file suffix (design/style.md): unit (pure, no I/O), int and contract (real NATS,
 // Chromium, SQLite), e2e (the whole stack as `npm start` runs it, over HTTPS).
@@ -21,8 +22,25 @@ const ALONE = [
   'supervision',
 ].map((name) => `e2e/${name}.e2e.spec.ts`);
 
+/**
+ * The end-to-end files that wait longest on the clock (several minute boundaries), started first so that
+ * the two lanes end together. Vitest orders a fresh clone's files by size, with no timings cached.
+ */
+const LONGEST = ['monitoring', 'dashboard', 'tasks', 'dashboard-changes'].map((name) => `/e2e/${name}.e2e.spec.ts`);
+
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (f: TestSpecification) => {
+      const i = LONGEST.findIndex((end) => f.moduleId.endsWith(end));
+      return i === -1 ? LONGEST.length : i;
+    };
+    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
+  }
+}
+
 export default defineConfig({
   test: {
+    sequence: { sequencer: LongestFirst },
     projects: [
       {
         test: {

@@ -4,6 +4,7 @@ import { DEVICES } from '@app/render-params';
 import { imageInfo, pixelAt, startFixtureServer, type FixtureServer } from '@app/testkit';
 import { fixturePage } from './testing/fixture-page.js';
 import { useRenderer } from './testing/render-harness.js';
+import { screenshotOptions } from './screenshot.js';
 
 // Screenshot parameters, each proved on the pixels or dimensions of a real capture of a fixture page.
 let fixture: FixtureServer;
@@ -53,6 +54,26 @@ describe('screenshot parameters', () => {
       const out = await shot({ format, viewport_width: 300, viewport_height: 200 });
       expect(out.contentType).toBe(contentType);
       expect(await imageInfo(out.body)).toEqual({ format: decoded, width: 300, height: 200 });
+    });
+  });
+
+  describe('When a png is captured (its encoder tuned for speed)', () => {
+    it('should decode to exactly the pixels of the same capture encoded for size', async () => {
+      const options = screenshotOptions(r.params('screenshot', { url: url('/noisy'), format: 'png' }));
+      expect(options).toMatchObject({ type: 'png', optimizeForSpeed: true });
+      const [fast, small] = await r.pool().run(
+        async (page) => {
+          await page.setViewport({ width: 800, height: 600 });
+          await page.goto(url('/noisy'), { waitUntil: 'load' });
+          return [Buffer.from(await page.screenshot(options)), Buffer.from(await page.screenshot({ ...options, optimizeForSpeed: false }))];
+        },
+        { timeoutMs: 30_000 },
+      );
+      // Encoded differently (the option has an effect), decoded the same.
+      expect(fast.equals(small)).toBe(false);
+      const [a, b] = await Promise.all([fast, small].map((png) => sharp(png).raw().toBuffer({ resolveWithObject: true })));
+      expect(a!.info).toEqual(b!.info);
+      expect(a!.data.equals(b!.data)).toBe(true);
     });
   });
 
