@@ -17,8 +17,8 @@ describe('screenshotOptions', () => {
   });
 
   describe('When format is png', () => {
-    it('should set no quality', () => {
-      expect(screenshotOptions(renderParams({ format: 'png', image_quality: 50 }))).toEqual({ type: 'png', fullPage: false, captureBeyondViewport: false });
+    it('should set no quality, and encode for speed (lossless: the same pixels)', () => {
+      expect(screenshotOptions(renderParams({ format: 'png', image_quality: 50 }))).toEqual({ type: 'png', fullPage: false, captureBeyondViewport: false, optimizeForSpeed: true });
     });
   });
 
@@ -36,7 +36,7 @@ describe('screenshotOptions', () => {
 
   describe('When format is gif', () => {
     it('should capture a png to convert', () => {
-      expect(screenshotOptions(renderParams({ format: 'gif', full_page: true }))).toEqual({ type: 'png', fullPage: true, captureBeyondViewport: false });
+      expect(screenshotOptions(renderParams({ format: 'gif', full_page: true }))).toEqual({ type: 'png', fullPage: true, captureBeyondViewport: false, optimizeForSpeed: true });
     });
   });
 
@@ -56,6 +56,7 @@ describe('screenshotOptions', () => {
         type: 'png',
         fullPage: false,
         captureBeyondViewport: false,
+        optimizeForSpeed: true,
       });
     });
   });
