@@ -13,16 +13,18 @@ const FLAGS = [
 ];
 
 export type Operation = 'screenshot' | 'pdf' | 'scrape';
+/** A screenshot's format: jpeg (the API's default, quality 80) or png (Puppeteer's own defaults). */
+export type ImageType = 'jpeg' | 'png';
 
-async function produce(page: Page, operation: Operation): Promise<unknown> {
-  if (operation === 'screenshot') return page.screenshot({ type: 'jpeg', quality: 80 });
+async function produce(page: Page, operation: Operation, image: ImageType = 'jpeg'): Promise<unknown> {
+  if (operation === 'screenshot') return page.screenshot(image === 'png' ? { type: 'png' } : { type: 'jpeg', quality: 80 });
   if (operation === 'pdf') return page.pdf({ format: 'letter' });
   return page.content();
 }
 
 export interface Baselines {
   /** (a) warm browser, a fresh isolated context per render. */
-  freshContext(url: string, operation: Operation): Promise<void>;
+  freshContext(url: string, operation: Operation, image?: ImageType): Promise<void>;
   /** (b) one page reused for every render (no isolation). */
   reusedPage(url: string, operation: Operation): Promise<void>;
   close(): Promise<void>;
@@ -37,12 +39,12 @@ export async function startBaselines(executablePath = process.env.CHROME_PATH ??
   });
   const reused = await browser.newPage();
   return {
-    async freshContext(url, operation) {
+    async freshContext(url, operation, image) {
       const context = await browser.createBrowserContext();
       try {
         const page = await context.newPage();
         await page.goto(url, { waitUntil: 'domcontentloaded' });
-        await produce(page, operation);
+        await produce(page, operation, image);
       } finally {
         await context.close();
       }

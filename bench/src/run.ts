@@ -82,6 +82,11 @@ async function throughput(ctx: Ctx) {
     results[`throughput_c${concurrency}`] = r;
     rows.push({ scenario: `(2) screenshots, concurrency ${concurrency}`, metric: 'renders/s', ours: round(r.ours, 2), a: round(r.freshContext, 2) });
   }
+  // PNG: ours encodes for speed (the same pixels); (a) as Puppeteer does by default.
+  log('throughput at concurrency 8, png');
+  const png = await throughputScenario({ ...ctx, concurrency: 8, renders: quick ? 16 : 64, rounds: 3, params: { ...LIKE_BASELINE, format: 'png' }, accessKeys: ctx.accessKeys });
+  results.throughput_c8_png = png;
+  rows.push({ scenario: '(2) png screenshots, concurrency 8', metric: 'renders/s', ours: round(png.ours, 2), a: round(png.freshContext, 2) });
 }
 
 /**
