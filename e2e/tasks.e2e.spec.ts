@@ -6,6 +6,7 @@ import {
   recordFinishedRenders,
   startFixtureServer,
   startTestStack,
+  startWebhookReceiver,
   until,
   type FixtureServer,
   type TestAccount,
@@ -22,6 +23,7 @@ let finished: Awaited<ReturnType<typeof recordFinishedRenders>>;
 let admin: ReturnType<typeof accountsAdmin>;
 let otherScale: TestAccount;
 let basic: TestAccount;
+let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
 
 beforeAll(async () => {
   fixture = await startFixtureServer({
@@ -34,10 +36,12 @@ beforeAll(async () => {
   admin = accountsAdmin(stack.authQuotaAddress);
   otherScale = await admin.create('scale', 'other');
   basic = await admin.create('basic', 'basic');
+  receiver = await startWebhookReceiver({ secret: () => stack.demo.secretKey });
 });
 
 afterAll(async () => {
   admin?.close();
+  await receiver?.close();
   await finished?.close();
   await stack?.stop();
   await fixture?.close();
@@ -140,7 +144,8 @@ describe('Scheduled tasks over HTTPS', () => {
 
   describe('When the owner asks for a run now, outside the schedule of a disabled task', () => {
     it('should answer 202 with the running run, render the page at once and keep its file', async () => {
-      const task = (await createTask('/task-now', { frequency: 'every_month', enabled: false })).json<TaskResource>();
+      const query = `url=${encodeURIComponent(`${fixture.origin}/task-now`)}&format=png&webhook_url=${encodeURIComponent(`${receiver.url}/task-run`)}`;
+      const task = (await createTask('/task-now', { query, frequency: 'every_month', enabled: false })).json<TaskResource>();
       const asked = Math.floor(Date.now() / 1000);
       const res = await stack.call('POST', `/v1/tasks/${task.id}/runs`, { headers: demo() });
       expect(res.status, res.body.toString()).toBe(202);
@@ -158,6 +163,12 @@ describe('Scheduled tasks over HTTPS', () => {
       expect(done).toMatchObject({ id: run.id, trigger: 'manual', status: 'succeeded', error: null });
       const file = await httpsRequest(done!.file!, { ca: stack.certPem, servername: 'localhost' });
       expect(await imageInfo(file.body)).toEqual({ format: 'png', width: 1280, height: 1080 });
+      // The webhook of its query: one signed delivery naming the task, with the run's file.
+      await until(() => receiver.accepted().some((w) => w.path === '/task-run'), 30_000, "the run's webhook");
+      const hooks = receiver.accepted().filter((w) => w.path === '/task-run');
+      expect(hooks).toHaveLength(1);
+      expect(hooks[0]).toMatchObject({ standardOk: true, plainOk: true });
+      expect(JSON.parse(hooks[0]!.body)).toMatchObject({ status: 'succeeded', task_id: String(task.id), file: done!.file });
       // Still disabled, and no occurrence of its schedule was taken by the run.
       const after = (await stack.call('GET', `/v1/tasks/${task.id}`, { headers: demo() })).json<TaskResource>();
       expect(after).toMatchObject({ enabled: false, runs: 1 });

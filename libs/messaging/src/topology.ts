@@ -152,6 +152,16 @@ export const WEBHOOK_DELIVERIES_CONSUMER = {
   } satisfies Partial<ConsumerConfig>,
 };
 
+/**
+ * The same deliveries for task runs whose query names a webhook_url (a consumer of its own: nats-server
+ * 2.9 takes one filter subject per consumer, and a filter on every origin would hand the dispatcher every
+ * sync render's events too).
+ */
+export const WEBHOOK_TASK_RUN_DELIVERIES_CONSUMER = {
+  stream: STREAMS.RENDER_EVENTS.name,
+  config: { ...WEBHOOK_DELIVERIES_CONSUMER.config, durable_name: 'webhook-dispatcher-task-runs', filter_subject: SUBJECTS.renderEventsOf('task') },
+};
+
 /** Changes of monitoring tasks, announced as the task.changed webhook by the dispatcher replicas (shared). */
 export const WEBHOOK_TASK_CHANGES_CONSUMER = {
   stream: STREAMS.SCHEDULER.name,
@@ -313,6 +323,7 @@ export async function ensureTopology(nc: NatsConnection, opts: TopologyOptions =
     RENDERER_JOBS_CONSUMER,
     EDGE_RENDER_EVENTS_CONSUMER,
     WEBHOOK_DELIVERIES_CONSUMER,
+    WEBHOOK_TASK_RUN_DELIVERIES_CONSUMER,
     WEBHOOK_TASK_CHANGES_CONSUMER,
     SCHEDULER_RUN_DISPATCH_CONSUMER,
     SCHEDULER_RUN_PREPARE_CONSUMER,

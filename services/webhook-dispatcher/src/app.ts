@@ -49,12 +49,13 @@ export async function createApp(config: WebhookConfig, logger: Logger, o: Partia
     log: logger,
     onAttempt: webhookMetrics().attempt,
   };
-  const consumer = deliveriesConsumer({ js, deliver: deliverWebhook(deliveryDeps), concurrency: config.concurrency, logger });
+  const deliver = deliverWebhook(deliveryDeps);
+  const consumers = (['async', 'task'] as const).map((origin) => deliveriesConsumer({ js, origin, deliver, concurrency: config.concurrency, logger }));
   const changes = taskChangesConsumer({ js, deliver: deliverSigned(deliveryDeps), concurrency: config.concurrency, logger });
   let health: HealthServer | undefined;
   return {
     async start() {
-      consumer.start();
+      for (const consumer of consumers) consumer.start();
       changes.start();
       health = await startHealthServer({
         port: config.healthPort,
@@ -65,7 +66,7 @@ export async function createApp(config: WebhookConfig, logger: Logger, o: Partia
     },
     async stop() {
       health?.setDraining();
-      await Promise.all([consumer.stop(), changes.stop()]);
+      await Promise.all([...consumers.map((c) => c.stop()), changes.stop()]);
       keys.close?.();
       if (!o.nats) await nats.drain();
       await health?.close();
