@@ -21,6 +21,11 @@ const definition: TaskDefinition = {
 const created: TaskEvent = { type: 'TaskCreated', data: { taskId: 3, accountId: 'acc', definition, enabled: true, createdAt: DUE - 30_000 } };
 const started: TaskEvent = { type: 'TaskRunStarted', data: { taskId: 3, runId: RUN, dueAt: DUE, startedAt: DUE + 100 } };
 const FIRST = { isLast: false };
+/** The SSRF policy refusing every page. */
+const refusingGuard: TargetGuard = {
+  check: async (_url, parameter) => Promise.reject(errors.targetNotAllowed(parameter, 'the URL must point to a public internet address')),
+  checkWebhook: async () => undefined,
+};
 
 function setup(history: TaskEvent[] = [created, started], guard: TargetGuard = { check: async () => undefined, checkWebhook: async () => undefined }) {
   const streams = memoryTaskStreams({ 3: history });
@@ -133,11 +138,7 @@ describe('Run start at its due time', () => {
 
   describe('When the page is not allowed by the SSRF policy', () => {
     it('should record a failed run without reserving quota', async () => {
-      const guard: TargetGuard = {
-        check: async (_url, parameter) => Promise.reject(errors.targetNotAllowed(parameter, 'the URL must point to a public internet address')),
-        checkWebhook: async () => undefined,
-      };
-      const { dispatch, streams, auth, published } = setup([created, started], guard);
+      const { dispatch, streams, auth, published } = setup([created, started], refusingGuard);
       await dispatch({ taskId: 3, runId: RUN }, FIRST);
       expect(streams.events(3).at(-1)).toMatchObject({ type: 'TaskRunFinished', data: { error: { code: 'target_not_allowed' } } });
       expect(auth.admitted).toEqual([]);
@@ -206,11 +207,7 @@ describe('A run asked for now by its owner', () => {
 
   describe('When the page is not allowed by the SSRF policy', () => {
     it('should answer target_not_allowed naming query.url, without reserving quota', async () => {
-      const guard: TargetGuard = {
-        check: async (_url, parameter) => Promise.reject(errors.targetNotAllowed(parameter, 'the URL must point to a public internet address')),
-        checkWebhook: async () => undefined,
-      };
-      const { onRequest, streams, auth } = setup([created], guard);
+      const { onRequest, streams, auth } = setup([created], refusingGuard);
       await expect(onRequest({ accountId: 'acc', taskId: 3 })).rejects.toMatchObject({ code: 'target_not_allowed', message: expect.stringContaining('query.url') });
       expect([auth.admitted, types(streams.events(3))]).toEqual([[], ['TaskCreated']]);
     });
