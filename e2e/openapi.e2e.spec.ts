@@ -111,6 +111,8 @@ describe('Answers of every route against /openapi.json', () => {
       await call('PATCH', `/v1/tasks/${taskId}`, { headers: key(), json: { name: 'renamed' } });
       await call('PATCH', `/v1/tasks/${taskId}`, { headers: key(), json: { runs: 3 } });
       await call('GET', `/v1/tasks/${taskId}/runs`, { headers: key() });
+      await call('POST', `/v1/tasks/${taskId}/runs`, { headers: key() });
+      await call('POST', '/v1/tasks/999999999/runs', { headers: key() });
       await call('GET', `/v1/tasks/${taskId}/changes`, { headers: key() });
       await call('GET', '/v1/tasks/999999999/changes', { headers: key() });
       await call('GET', '/v1/tasks/999999999/runs', { headers: key() });

@@ -21,34 +21,38 @@ const copiesOf = (info: ConsumerInfo) => info.config.num_replicas || (info.clust
  */
 export async function ensureConsumer(jsm: JetStreamManager, consumer: ConsumerDefinition, replicas: number): Promise<void> {
   const { stream, config } = consumer;
+  const info = () => jsm.consumers.info(stream, config.durable_name);
+  /** Answered "not found" (a busy server's other answers do not count). */
+  const gone = () => info().then(() => false, (e: Error) => /not found/i.test(e.message));
+  const made = () => info().then(() => true, () => false);
+  /** Asks until `done`, every 200 ms for 10 s; then fails with `err`, the request's own failure. */
+  const until = async (done: () => Promise<boolean>, err: unknown) => {
+    const deadline = Date.now() + 10_000;
+    while (!(await done())) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  };
   const wanted = { ...config, num_replicas: replicas };
-  const info = await jsm.consumers.info(stream, config.durable_name).catch(() => undefined);
-  if (!info) {
+  const current = await info().catch(() => undefined);
+  if (!current) {
     await jsm.consumers.add(stream, wanted).catch(async (err: unknown) => {
-      // Another replica made it between our info and add: bring it to the definition.
-      if (!(await jsm.consumers.info(stream, config.durable_name).catch(() => undefined))) throw err;
+      // Another replica made it between our info and add, or the answer came too late: once it is there,
+      // it is brought to the definition.
+      await until(made, err);
       await ensureConsumer(jsm, consumer, replicas);
     });
     return;
   }
-  if (copiesOf(info) !== replicas) {
-    await jsm.consumers.delete(stream, config.durable_name).catch(async (err: unknown) => {
-      // nats-server 2.9 often deletes a clustered consumer without answering in time: it is asked until the
-      // consumer is gone (or another replica's delete got there first); still there after 10 s, it fails.
-      const deadline = Date.now() + 10_000;
-      const present = () => jsm.consumers.info(stream, config.durable_name).then(() => true, (e: Error) => !/not found/i.test(e.message));
-      while (await present()) {
-        if (Date.now() > deadline) throw err;
-        await new Promise((r) => setTimeout(r, 200));
-      }
-    });
+  if (copiesOf(current) !== replicas) {
+    // nats-server 2.9 often deletes a clustered consumer, or makes one, without answering in time: it is
+    // asked until the consumer is gone (or there), which covers another replica's delete or add getting
+    // there first too; still not so after 10 s, it fails.
+    await jsm.consumers.delete(stream, config.durable_name).catch((err: unknown) => until(gone, err));
     // A work queue holds only what is unacknowledged (and takes no other start than all).
     const workQueue = (await jsm.streams.info(stream)).config.retention === RetentionPolicy.Workqueue;
-    const resumed = workQueue ? wanted : { ...wanted, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: info.ack_floor.stream_seq + 1 };
-    await jsm.consumers.add(stream, resumed).catch(async (err: unknown) => {
-      // Another replica made it anew first: that one is kept.
-      if (!(await jsm.consumers.info(stream, config.durable_name).catch(() => undefined))) throw err;
-    });
+    const resumed = workQueue ? wanted : { ...wanted, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: current.ack_floor.stream_seq + 1 };
+    await jsm.consumers.add(stream, resumed).catch((err: unknown) => until(made, err));
     return;
   }
   const { deliver_policy: _kept, ...changeable } = wanted;

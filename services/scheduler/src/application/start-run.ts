@@ -26,6 +26,17 @@ const runError = (err: unknown): RunError =>
     ? { code: err.code, message: err.message }
     : { code: 'internal_error', message: 'An internal error occurred.' };
 
+/**
+ * The render parameters of a task's job. A monitoring task's `webhook_url` announces its changes only
+ * (`task.changed`, sent by the scheduler's comparison): its runs' renders carry none, so an unchanged
+ * run sends nothing. Any other task's runs each send the render webhook.
+ */
+function jobParams(task: ActiveTask, params: RenderParams): RenderParams {
+  if (!task.definition.monitor) return params;
+  const { webhook_url: _announcedOnChange, webhook_signed: _signedLikeIt, ...rest } = params;
+  return rest;
+}
+
 /** The render job of a task's run, stamped `now` (its creation; the deadline counts from it). */
 export function renderJob(
   task: ActiveTask,
@@ -38,7 +49,7 @@ export function renderJob(
     job_id: ids.jobId,
     account_id: task.accountId,
     operation: task.definition.api,
-    params,
+    params: jobParams(task, params),
     deadline_unix_ms: now + renderBudgetMs(task.definition.api, params),
     created_unix_ms: now,
     origin: 'task',

@@ -175,6 +175,26 @@ describe('A run asked for now by its owner', () => {
     });
   });
 
+  describe('When the query names a webhook_url', () => {
+    const hooked = (monitor?: TaskDefinition['monitor']): TaskEvent => ({
+      ...created,
+      data: { ...created.data, definition: { ...definition, query: `${definition.query}&webhook_url=https%3A%2F%2Fhooks.example.com%2Fx`, ...(monitor ? { monitor } : {}) } },
+    } as TaskEvent);
+
+    it('should give the render job the webhook of a plain task (each run sends the render webhook)', async () => {
+      const { onRequest, published } = setup([hooked()]);
+      await onRequest({ accountId: 'acc', taskId: 3 });
+      expect(published[0]!.params).toMatchObject({ webhook_url: 'https://hooks.example.com/x' });
+    });
+
+    it("should give a monitoring task's render job none: its webhook announces changes only", async () => {
+      const { onRequest, published } = setup([hooked({ mode: 'text', threshold: 1, ignoreSelectors: [], ignoreText: [], confirm: true })]);
+      await onRequest({ accountId: 'acc', taskId: 3 });
+      expect(published[0]!.params.webhook_url).toBeUndefined();
+      expect(published[0]!.params).toMatchObject({ url: 'https://example.com/x' });
+    });
+  });
+
   describe('When the task is disabled', () => {
     it('should still run it: the owner asked for this one run', async () => {
       const disabled: TaskEvent = { type: 'TaskDisabled', data: { taskId: 3, disabledAt: DUE - 10_000 } };
