@@ -115,7 +115,8 @@ export function runStarter(deps: RunDeps) {
 
   // ---- The steps, shared by both triggers ----
   const query = (task: ActiveTask) => checkQuery(task.definition.api, task.definition.query);
-  const checkTargets = (params: RenderParams) => checkRenderTargets(params, (url, parameter) => guard.check(url, parameter));
+  /** `prefix` names a refused parameter as the caller knows it (`query.url` for an API request). */
+  const checkTargets = (params: RenderParams, prefix = '') => checkRenderTargets(params, (url, parameter) => guard.check(url, parameter), prefix);
   const admit = async (task: ActiveTask, params: RenderParams) =>
     (await authQuota.admitRun({ accountId: task.accountId, features: ['tasks', ...planRestrictedFeaturesOf(params)] })).reservationId;
   /** A reservation no job will carry: announced so that auth-quota releases it. */
@@ -236,7 +237,7 @@ export function runStarter(deps: RunDeps) {
     const checked = query(state);
     if (!checked.params) throw new ValidationError(checked.problems);
     const { params } = checked;
-    await checkRenderTargets(params, (url, parameter) => guard.check(url, parameter), 'query.');
+    await checkTargets(params, 'query.');
     const reservationId = await admit(state, params);
     const at = now();
     const runId = manualRunIdOf(taskId, at);
