@@ -1,8 +1,11 @@
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 
-// The physical limits a rendering service is measured against: the same Chromium, driven directly.
+// The physical limits a rendering service is measured against: Debian's Chromium, driven directly, as a
+// Puppeteer user would (its default headless mode of the full browser). The service renders with the
+// headless shell; `startBaselines(HEADLESS_SHELL)` drives that build directly too, for the like-for-like row.
+export const FULL_CHROMIUM = '/usr/lib/chromium/chromium';
+export const HEADLESS_SHELL = '/usr/lib/chromium/chromium-headless-shell';
 const FLAGS = [
-  '--headless=new',
   '--no-sandbox',
   '--disable-gpu',
   '--disable-dev-shm-usage',
@@ -30,10 +33,12 @@ export interface Baselines {
   close(): Promise<void>;
 }
 
-export async function startBaselines(executablePath = process.env.CHROME_PATH ?? '/usr/bin/chromium'): Promise<Baselines> {
+export async function startBaselines(executablePath = FULL_CHROMIUM): Promise<Baselines> {
+  const shell = executablePath.endsWith('headless-shell');
   const browser: Browser = await puppeteer.launch({
     executablePath,
-    args: FLAGS,
+    headless: shell ? 'shell' : true,
+    args: shell ? FLAGS : ['--headless=new', ...FLAGS],
     defaultViewport: { width: 1280, height: 1080 },
     pipe: true,
   });

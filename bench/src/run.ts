@@ -6,7 +6,7 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT, ensureSelfSignedCertificate } from '@app/stack';
 import { accountsAdmin, startFixtureServer, startTestStack, type TestStack } from '@app/testkit';
-import { startBaselines, type Baselines } from './baselines.js';
+import { HEADLESS_SHELL, startBaselines, type Baselines } from './baselines.js';
 import { serviceClient, type ServiceClient } from './client.js';
 import { BENCH_ROUTES } from './fixture-page.js';
 import { latencyScenario } from './scenarios/latency.js';
@@ -87,6 +87,16 @@ async function throughput(ctx: Ctx) {
   const png = await throughputScenario({ ...ctx, concurrency: 8, renders: quick ? 16 : 64, rounds: 3, params: { ...LIKE_BASELINE, format: 'png' }, accessKeys: ctx.accessKeys });
   results.throughput_c8_png = png;
   rows.push({ scenario: '(2) png screenshots, concurrency 8', metric: 'renders/s', ours: round(png.ours, 2), a: round(png.freshContext, 2) });
+  // Like for like: baseline (a) on the build the service renders with (Debian's headless shell).
+  log('throughput at concurrency 8, baseline (a) on the headless shell');
+  const shell = await startBaselines(HEADLESS_SHELL);
+  try {
+    const r = await throughputScenario({ ...ctx, baselines: shell, concurrency: 8, renders: quick ? 16 : 64, rounds: 3, params: LIKE_BASELINE, accessKeys: ctx.accessKeys });
+    results.throughput_c8_shell = r;
+    rows.push({ scenario: '(2) screenshots, concurrency 8, baseline (a) on the headless shell', metric: 'renders/s', ours: round(r.ours, 2), a: round(r.freshContext, 2) });
+  } finally {
+    await shell.close();
+  }
 }
 
 /**

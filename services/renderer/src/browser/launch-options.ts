@@ -2,8 +2,15 @@ import { existsSync } from 'node:fs';
 import type { LaunchOptions } from 'puppeteer-core';
 import { DEFAULT_VIEWPORT } from '@app/render-params';
 
-/** Where a Chromium binary is looked for when neither the option nor CHROME_PATH names one. */
+/**
+ * Where a Chromium binary is looked for when neither the option nor CHROME_PATH names one. First the
+ * headless shell (Debian's `chromium-headless-shell`): the same Blink and Skia, so the same pixels, without
+ * the full browser around them; a fresh context's render costs about half the CPU of the full browser's
+ * headless mode. Then the full browser, where only it is installed.
+ */
 export const CHROMIUM_CANDIDATES: readonly string[] = [
+  '/usr/lib/chromium/chromium-headless-shell',
+  '/usr/bin/chromium-headless-shell',
   '/usr/lib/chromium/chromium', // Debian's real binary: starts ~20 ms faster than the /usr/bin wrapper script
   '/usr/bin/chromium',
   '/usr/bin/chromium-browser',
@@ -39,8 +46,13 @@ export function findChromium(lookup: ExecutableLookup = {}): string {
   return found;
 }
 
+/** Whether the binary is Chromium's headless shell (chromium-headless-shell, chrome-headless-shell). */
+export const isHeadlessShell = (executablePath: string): boolean => /headless[-_]shell[^/]*$/.test(executablePath);
+
 export interface ChromiumFlagsInput {
   userDataDir: string;
+  /** The binary is the headless shell: always headless, so no `--headless=new`. */
+  headlessShell?: boolean | undefined;
   /** Egress proxy every request goes through (the SSRF guard); loopback is not bypassed. */
   proxyUrl?: string | undefined;
   gpu?: boolean | undefined;
@@ -55,7 +67,7 @@ export const GPU_FLAGS: readonly string[] = ['--ignore-gpu-blocklist', '--enable
 /** Command-line flags added to Puppeteer's defaults. */
 export function chromiumFlags(input: ChromiumFlagsInput): string[] {
   const flags = [
-    '--headless=new',
+    ...(input.headlessShell ? [] : ['--headless=new']),
     '--disable-dev-shm-usage',
     '--disable-background-networking',
     '--disable-component-update',
@@ -65,9 +77,10 @@ export function chromiumFlags(input: ChromiumFlagsInput): string[] {
     // context, so the spare is never used and costs ~30 ms of CPU per render. (Puppeteer merges this
     // list into its own --disable-features.)
     '--disable-features=SpareRendererForSitePerProcess',
-    // WebRTC may not send UDP around the egress proxy (the SSRF guard). The flag alone was seen not to hold
-    // (a page's STUN still went out): the profile's preferences (PROFILE_PREFERENCES, profile-dirs.ts) do,
-    // and the page setup removes the WebRTC interfaces from every frame besides.
+    // WebRTC may not send UDP around the egress proxy (the SSRF guard). The headless shell holds to this
+    // flag; the full browser was seen not to (a page's STUN still went out), and holds to the profile's
+    // preferences instead (PROFILE_PREFERENCES, profile-dirs.ts). The page setup removes the WebRTC
+    // interfaces from every frame besides.
     '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
     `--user-data-dir=${input.userDataDir}`,
   ];
@@ -96,12 +109,14 @@ export interface BrowserLaunchInput {
 /** Puppeteer launch options for one pooled browser. Signals are handled by the service, not by Puppeteer. */
 export function browserLaunchOptions(input: BrowserLaunchInput): LaunchOptions {
   const viewport = input.viewport ?? DEFAULT_VIEWPORT;
+  const headlessShell = isHeadlessShell(input.executablePath);
   return {
     executablePath: input.executablePath,
-    headless: true,
+    headless: headlessShell ? 'shell' : true,
     pipe: true,
     args: chromiumFlags({
       userDataDir: input.userDataDir,
+      headlessShell,
       proxyUrl: input.proxyUrl,
       gpu: input.gpu,
       runningAsRoot: process.getuid?.() === 0,

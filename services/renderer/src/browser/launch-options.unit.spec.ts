@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CHROMIUM_CANDIDATES, browserLaunchOptions, chromiumFlags, findChromium } from './launch-options.js';
+import { CHROMIUM_CANDIDATES, browserLaunchOptions, chromiumFlags, findChromium, isHeadlessShell } from './launch-options.js';
 
 const only = (...paths: string[]) => (path: string) => paths.includes(path);
 
@@ -28,13 +28,18 @@ describe('findChromium', () => {
       expect(path).toBe('/usr/lib/chromium/chromium');
     });
 
+    it('should prefer the headless shell over the full browser', () => {
+      const path = findChromium({ env: {}, exists: only('/usr/bin/chromium', '/usr/lib/chromium/chromium', '/usr/lib/chromium/chromium-headless-shell') });
+      expect(path).toBe('/usr/lib/chromium/chromium-headless-shell');
+    });
+
     it('should fall back along the candidate list', () => {
       expect(findChromium({ env: {}, exists: only('/usr/bin/google-chrome') })).toBe('/usr/bin/google-chrome');
     });
 
     it('should fail with a message that names CHROME_PATH when no browser exists', () => {
       expect(() => findChromium({ env: {}, exists: () => false })).toThrow(/CHROME_PATH/);
-      expect(CHROMIUM_CANDIDATES[0]).toBe('/usr/lib/chromium/chromium');
+      expect(CHROMIUM_CANDIDATES[0]).toBe('/usr/lib/chromium/chromium-headless-shell');
     });
   });
 });
@@ -99,6 +104,28 @@ describe('browserLaunchOptions', () => {
     it('should leave signal handling to the service and use the API default viewport', () => {
       expect(options).toMatchObject({ executablePath: '/c', headless: true, handleSIGINT: false, handleSIGTERM: false });
       expect(options.defaultViewport).toEqual({ width: 1280, height: 1080, deviceScaleFactor: 1 });
+      expect(options.args).toContain('--headless=new');
     });
+  });
+
+  describe('When the binary is the headless shell', () => {
+    const options = browserLaunchOptions({ executablePath: '/usr/lib/chromium/chromium-headless-shell', userDataDir: '/p' });
+
+    it("should launch it in Puppeteer's shell mode, without the full browser's --headless=new", () => {
+      expect(options.headless).toBe('shell');
+      expect(options.args).not.toContain('--headless=new');
+      expect(options.args).toContain('--force-webrtc-ip-handling-policy=disable_non_proxied_udp');
+    });
+  });
+});
+
+describe('isHeadlessShell', () => {
+  it.each([
+    ['/usr/lib/chromium/chromium-headless-shell', true],
+    ['/opt/chrome-headless-shell-linux64/chrome-headless-shell', true],
+    ['/usr/lib/chromium/chromium', false],
+    ['/opt/headless-shell/chrome', false],
+  ])('should tell %s: %s', (path, expected) => {
+    expect(isHeadlessShell(path)).toBe(expected);
   });
 });

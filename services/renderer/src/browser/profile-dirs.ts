@@ -14,7 +14,9 @@ export interface ProfileDir {
 /**
  * Preferences every browser's profile starts with. WebRTC may use no UDP that does not go through the proxy
  * (an HTTP proxy carries none), nor enumerate network routes: no packet of a page's STUN, TURN or data
- * channel leaves the browser around the egress guard. Incognito contexts read through to these.
+ * channel leaves the browser around the egress guard. Incognito contexts read through to these. The full
+ * browser holds to them; the headless shell has no such preferences and holds to the launch flag instead
+ * (launch-options.ts).
  */
 export const PROFILE_PREFERENCES = {
   webrtc: { ip_handling_policy: 'disable_non_proxied_udp', multiple_routes_enabled: false, nonproxied_udp_enabled: false },

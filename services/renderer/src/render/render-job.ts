@@ -13,18 +13,23 @@ import { hideSelectors, removeSelectors } from './prepare/hide.js';
 import { DEFAULT_SCROLL_STEP_MS, scrollThrough } from './prepare/scroll.js';
 import { renderError } from './render-errors.js';
 import { scrapeContent } from './scrape.js';
-import { recordPage, type ScreencastEnv } from './screencast/screencast.js';
+import { screencastProducer, type ScreencastEnv } from './screencast/screencast.js';
 import { takeScreenshot } from './screenshot.js';
 import { settleConsent } from './setup/consent.js';
-import type { Artifact, RenderDeadline, RenderOperation, RenderOutput } from './types.js';
+import type { Artifact, Production, RenderDeadline, RenderOperation, RenderOutput } from './types.js';
 
-type Producer = (page: Page, params: RenderParams, clock: Countdown, env: RenderJobEnv) => Promise<Artifact>;
+type Producer = (page: Page, params: RenderParams, env: RenderJobEnv) => Production;
+
+/** A producer with nothing to start ahead: it works once the page is prepared. */
+const atOnce =
+  (make: (page: Page, params: RenderParams, clock: Countdown) => Promise<Artifact>): Producer =>
+  (page, params) => ({ produce: (clock) => make(page, params, clock), abandon: async () => undefined });
 
 const PRODUCERS: Readonly<Record<RenderOperation, Producer>> = {
-  screenshot: takeScreenshot,
-  pdf: printPdf,
-  scrape: scrapeContent,
-  screencast: (page, params, clock, env) => recordPage(page, params, clock, env.screencast),
+  screenshot: atOnce(takeScreenshot),
+  pdf: atOnce(printPdf),
+  scrape: atOnce(scrapeContent),
+  screencast: (page, params, env) => screencastProducer(page, params, env.screencast),
 };
 
 /** Time kept back for producing the output when waiting steps (consent, scrolling) spend the budget. */
@@ -85,19 +90,23 @@ export async function renderJob(
   // Loading and preparing the page get `timeout`; a screencast's recording comes on top of it.
   const allowanceMs = recordingAllowanceMs(operation, params);
   const loading = allowanceMs > 0 ? countdown({ timeoutMs: Math.max(1, deadline.timeoutMs - allowanceMs) }) : clock;
-  const produce = PRODUCERS[operation];
+  let production: Production | undefined;
+  // Loading may still run after its deadline answered: it must not start anything once the render ended.
+  let ended = false;
   try {
     // A page that never gives its thread back leaves in-page calls unanswered: the loading deadline
     // is kept by a timer of its own, not by each call's timeout.
     const navigation = await loading.within(
       (async () => {
         await setupPage(page, params);
+        // Started with the viewport set, so what it starts (an encoder) gets ready while the page loads.
+        if (!ended) production = PRODUCERS[operation](page, params, env);
         const loaded = await navigate(page, params, loading);
         await prepare(page, operation, params, loading);
         return loaded;
       })(),
     );
-    const artifact = await produce(page, params, clock, env);
+    const artifact = await production!.produce(clock);
     const [headers, gpu] = await Promise.all([
       metadataHeaders({ page, params, operation, navigation, artifact }),
       gpuHeader(page, params.gpu_rendering, env.gpu ?? { enabled: false }),
@@ -107,5 +116,8 @@ export async function renderJob(
     return output;
   } catch (err) {
     throw renderError(err, loading);
+  } finally {
+    ended = true;
+    await production?.abandon();
   }
 }

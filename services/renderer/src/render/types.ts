@@ -1,3 +1,5 @@
+import type { Countdown } from './countdown.js';
+
 export type RenderOperation = 'screenshot' | 'pdf' | 'scrape' | 'screencast';
 
 export interface RenderDeadline {
@@ -10,6 +12,16 @@ export interface Artifact {
   body: Buffer;
   contentType: string;
   extension: string;
+}
+
+/**
+ * An artifact in the making, started once the page is set up: work of its own (a screencast's encoder)
+ * can get ready while the page loads. `produce` makes the file once the page is prepared; `abandon`
+ * releases what was started when it never ran or failed (idempotent).
+ */
+export interface Production {
+  produce(clock: Countdown): Promise<Artifact>;
+  abandon(): Promise<void>;
 }
 
 export interface RenderOutput extends Artifact {

@@ -1,11 +1,12 @@
 import { createSocket, type Socket } from 'node:dgram';
+import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEgressProxy, type EgressProxy } from '@app/net-guard';
 import { pixelAt, startFixtureServer, type FixtureServer } from '@app/testkit';
-import { chromiumFlags, findChromium } from '../browser/launch-options.js';
+import { CHROMIUM_CANDIDATES, chromiumFlags, findChromium, isHeadlessShell } from '../browser/launch-options.js';
 import { createProfileDir, type ProfileDir } from '../browser/profile-dirs.js';
 import { countdown } from './countdown.js';
 import { navigate } from './navigate.js';
@@ -130,20 +131,23 @@ describe('WebRTC containment', () => {
     });
   });
 
-  describe('When one layer works alone, in a browser launched without the WebRTC flag', () => {
+  describe('When one layer works alone', () => {
     let browser: Browser | undefined;
     let profile: ProfileDir | undefined;
-    const withoutFlag = (userDataDir: string) =>
-      chromiumFlags({ userDataDir, runningAsRoot: process.getuid?.() === 0 }).filter((flag) => !flag.includes('webrtc'));
+    const executablePath = findChromium();
+    const flags = (userDataDir: string, binary = executablePath) =>
+      chromiumFlags({ userDataDir, runningAsRoot: process.getuid?.() === 0, headlessShell: isHeadlessShell(binary) });
+    // The browser's own layer is checked on each of Debian's two builds that is installed.
+    const binaries = [...new Set([executablePath, ...CHROMIUM_CANDIDATES.filter((path) => path.startsWith('/usr/lib/') && existsSync(path))])];
 
     afterAll(async () => {
       await browser?.close();
       await profile?.remove();
     });
 
-    async function launch(userDataDir: string): Promise<Browser> {
+    async function launch(args: string[], binary = executablePath): Promise<Browser> {
       await browser?.close();
-      browser = await puppeteer.launch({ executablePath: findChromium(), headless: true, pipe: true, args: withoutFlag(userDataDir) });
+      browser = await puppeteer.launch({ executablePath: binary, headless: isHeadlessShell(binary) ? 'shell' : true, pipe: true, args });
       return browser;
     }
 
@@ -155,7 +159,8 @@ describe('WebRTC containment', () => {
       await profile?.remove();
       profile = await createProfileDir();
       await rm(`${profile.userDataDir}/Default`, { recursive: true, force: true }); // no preferences
-      const page = await (await (await launch(profile.userDataDir)).createBrowserContext()).newPage();
+      const withoutFlag = flags(profile.userDataDir).filter((flag) => !flag.includes('webrtc'));
+      const page = await (await (await launch(withoutFlag)).createBrowserContext()).newPage();
       await setupPage(page, params());
       const before = canary.packets;
       await navigate(page, params(), countdown({ timeoutMs: 10_000 }));
@@ -165,13 +170,17 @@ describe('WebRTC containment', () => {
       expect(canary.packets - before).toBe(0);
     });
 
-    it.each([
-      ['url', () => renderParams({ url: `${fixture.origin}/hostile` })],
-      ['html', () => renderParams({ html: hostileHtml(true) })],
-    ])("should, with the profile's preferences alone (no page setup), send nothing (%s input), not even from an opened window", async (_kind, params) => {
+    it.each(
+      binaries.flatMap((binary) => [
+        [binary, 'url', () => renderParams({ url: `${fixture.origin}/hostile` })] as const,
+        [binary, 'html', () => renderParams({ html: hostileHtml(true) })] as const,
+      ]),
+    )("should, in %s with its own layer alone (launch flag and profile, no page setup), send nothing (%s input), not even from an opened window", async (binary, _kind, params) => {
+      // The full browser holds to the profile's preferences, the headless shell to the flag: the service
+      // launches with both.
       await profile?.remove();
       profile = await createProfileDir();
-      const page = await (await (await launch(profile.userDataDir)).createBrowserContext()).newPage();
+      const page = await (await (await launch(flags(profile.userDataDir, binary), binary)).createBrowserContext()).newPage();
       const before = canary.packets;
       await navigate(page, params(), countdown({ timeoutMs: 10_000 }));
       await settle();

@@ -3,10 +3,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { videoInfo } from '@app/testkit';
+import { startFixtureServer, videoInfo, type FixtureServer } from '@app/testkit';
 import { BrowserPool } from '../../browser/browser-pool.js';
 import { processExists, waitFor } from '../../browser/testing/processes.js';
 import { startEncoder } from './encoder.js';
+import { useRenderer } from '../testing/render-harness.js';
 import { recordScreencast } from './recorder.js';
 
 // The encoder is a real ffmpeg process: these tests prove it never outlives its recording.
@@ -68,6 +69,45 @@ describe('screencast encoder', () => {
       }
       expect(Date.now() - started).toBeLessThan(15_000); // the recording asked for 20 s
       expect(seen.size).toBe(1);
+      expect([...seen].filter(processExists)).toEqual([]);
+    });
+  });
+
+  describe('When a screencast render loads its page', () => {
+    const r = useRenderer();
+    let fixture: FixtureServer;
+    let release: () => void = () => undefined;
+    beforeAll(async () => {
+      fixture = await startFixtureServer({
+        '/held': (_req, res) => {
+          release = () => void res.writeHead(200, { 'content-type': 'text/html' }).end('<h1>loaded</h1>');
+        },
+        '/never': () => undefined,
+      });
+    });
+    afterAll(() => fixture?.close());
+
+    it('should have its encoder running already while the page still loads, and record once it loaded', async () => {
+      const rendering = r.render('screencast', { url: `${fixture.origin}/held`, duration: 1, block_annoyance: 'none' });
+      await waitFor(() => fixture.hits('/held') === 1, 10_000); // asked for, not answered yet
+      await waitFor(() => screencastEncoders().length === 1, 5_000);
+      release();
+      const out = await rendering;
+      expect(await videoInfo(out.body)).toMatchObject({ codec: 'h264', frames: 25 });
+      await waitFor(() => screencastEncoders().length === 0, 5_000);
+    });
+
+    it('should leave no encoder running when the page never loads within the timeout', async () => {
+      const seen = new Set<number>();
+      const watching = setInterval(() => screencastEncoders().forEach((pid) => seen.add(pid)), 50);
+      try {
+        await expect(r.render('screencast', { url: `${fixture.origin}/never`, duration: 1, timeout: 2, block_annoyance: 'none' })).rejects.toMatchObject({
+          code: 'render_timeout',
+        });
+      } finally {
+        clearInterval(watching);
+      }
+      expect(seen.size).toBe(1); // it was started while the page loaded
       expect([...seen].filter(processExists)).toEqual([]);
     });
   });

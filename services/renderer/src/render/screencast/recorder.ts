@@ -18,14 +18,75 @@ const ADVANCE_LAG_S = 0.2;
 /** JPEG quality of the frames Chromium sends (they are re-encoded by the video codec). */
 const FRAME_QUALITY = 90;
 
-export interface RecordOptions {
+export interface RecorderOptions {
   format: ScreencastFormat;
   durationMs: number;
+  ffmpegPath?: string | undefined;
+}
+
+export interface RecordOptions {
   /** Aborts the recording (the render's deadline, the page going away): the encoder is killed at once. */
   signal: AbortSignal;
   /** Started with the first frame, e.g. the scroll scenario; its end is not waited for. */
   scenario?: (() => Promise<unknown>) | undefined;
-  ffmpegPath?: string | undefined;
+}
+
+/** A recorder made ready ahead of its recording: its encoder and its DevTools session are being started. */
+export interface ScreencastRecorder {
+  /** Records the page (once) and resolves with the video. */
+  record(opts: RecordOptions): Promise<Buffer>;
+  /** Stops the encoder and the session if `record` was never called or did not finish. Idempotent. */
+  abandon(): Promise<void>;
+}
+
+/**
+ * Starts what a recording needs, the ffmpeg encoder (a process to spawn) and a DevTools session, without
+ * waiting for them: made while the page still loads, they are ready when the recording starts. The page's
+ * viewport must be set already (the video has its size).
+ */
+export function screencastRecorder(page: Page, opts: RecorderOptions): ScreencastRecorder {
+  const viewport = page.viewport() ?? { ...DEFAULT_VIEWPORT, deviceScaleFactor: 1 };
+  const frames = frameCount(opts.durationMs / 1000, SCREENCAST_FPS);
+  const encoding = startEncoder(
+    { format: opts.format, viewport: { width: viewport.width, height: viewport.height }, fps: SCREENCAST_FPS, frames },
+    opts.ffmpegPath,
+  );
+  const sessionMade = page.createCDPSession();
+  // Rejections are met where they are awaited (record) or dropped (abandon), never left unhandled.
+  encoding.catch(() => undefined);
+  sessionMade.catch(() => undefined);
+  let stopped: Promise<void> | undefined;
+  const stop = () =>
+    (stopped ??= (async () => {
+      await (await encoding.catch(() => undefined))?.kill();
+      const session = await sessionMade.catch(() => undefined);
+      if (session && !session.detached) await session.detach().catch(() => undefined);
+    })());
+
+  return {
+    async record({ signal: outer, scenario }) {
+      // The page or browser going away stops the recording as the deadline does.
+      const gone = new AbortController();
+      const onGone = () => gone.abort(new Error('The page went away during the recording.'));
+      page.once('close', onGone);
+      page.browser().once('disconnected', onGone);
+      const signal = AbortSignal.any([outer, gone.signal]);
+      const killOnAbort = () => void encoding.then((encoder) => encoder.kill(), () => undefined);
+      signal.addEventListener('abort', killOnAbort, { once: true });
+      try {
+        const [encoder, session] = await abortable(Promise.all([encoding, sessionMade]), signal);
+        signal.throwIfAborted();
+        await capture(session, encoder, frames, viewport, viewport.deviceScaleFactor ?? 1, { durationMs: opts.durationMs, signal, scenario });
+        return await abortable(encoder.finish(), signal);
+      } finally {
+        signal.removeEventListener('abort', killOnAbort);
+        page.off('close', onGone);
+        page.browser().off('disconnected', onGone);
+        await stop();
+      }
+    },
+    abandon: stop,
+  };
 }
 
 /**
@@ -34,35 +95,8 @@ export interface RecordOptions {
  * Each output frame is the one on screen at its instant; a slow encoder slows Chromium's frames down
  * instead of filling memory.
  */
-export async function recordScreencast(page: Page, opts: RecordOptions): Promise<Buffer> {
-  const viewport = page.viewport() ?? { ...DEFAULT_VIEWPORT, deviceScaleFactor: 1 };
-  const scale = viewport.deviceScaleFactor ?? 1;
-  const frames = frameCount(opts.durationMs / 1000, SCREENCAST_FPS);
-  const encoder = await startEncoder(
-    { format: opts.format, viewport: { width: viewport.width, height: viewport.height }, fps: SCREENCAST_FPS, frames },
-    opts.ffmpegPath,
-  );
-  // The page or browser going away stops the recording as the deadline does.
-  const gone = new AbortController();
-  const onGone = () => gone.abort(new Error('The page went away during the recording.'));
-  page.once('close', onGone);
-  page.browser().once('disconnected', onGone);
-  const signal = AbortSignal.any([opts.signal, gone.signal]);
-  const killOnAbort = () => void encoder.kill();
-  signal.addEventListener('abort', killOnAbort, { once: true });
-  let session: CDPSession | undefined;
-  try {
-    signal.throwIfAborted();
-    session = await page.createCDPSession();
-    await capture(session, encoder, frames, viewport, scale, { ...opts, signal });
-    return await abortable(encoder.finish(), signal);
-  } finally {
-    signal.removeEventListener('abort', killOnAbort);
-    page.off('close', onGone);
-    page.browser().off('disconnected', onGone);
-    await encoder.kill();
-    if (session && !session.detached) await session.detach().catch(() => undefined);
-  }
+export function recordScreencast(page: Page, opts: RecorderOptions & RecordOptions): Promise<Buffer> {
+  return screencastRecorder(page, opts).record(opts);
 }
 
 async function capture(
@@ -71,7 +105,7 @@ async function capture(
   frames: number,
   viewport: { width: number; height: number },
   scale: number,
-  opts: RecordOptions,
+  opts: RecordOptions & { durationMs: number },
 ): Promise<void> {
   // The video starts as the screencast is asked for, not when its first frame arrives (50 to 150 ms
   // later on a busy machine): that frame is what was on screen from the start, nothing having moved yet.

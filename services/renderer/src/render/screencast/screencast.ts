@@ -1,10 +1,9 @@
 import type { Page } from 'puppeteer-core';
 import { SCREENCAST_DEFAULTS, SCREENCAST_FORMATS, type ScreencastFormat, type ScrollEasing } from '@app/render-params';
 import type { RenderParams } from '@app/proto/render';
-import type { Countdown } from '../countdown.js';
-import type { Artifact } from '../types.js';
+import type { Production } from '../types.js';
 import { CONTAINERS } from './encoder-args.js';
-import { recordScreencast } from './recorder.js';
+import { screencastRecorder } from './recorder.js';
 import { runScrollScenario, type ScrollPlan } from './scroll-scenario.js';
 
 export interface ScreencastEnv {
@@ -28,25 +27,30 @@ export function scrollPlanOf(params: RenderParams): ScrollPlan {
 }
 
 /**
- * The screencast producer: records the prepared page for `duration` seconds (scrolling it in the
- * `scroll` scenario) into a video of the viewport's size. The recording stops and its encoder is
- * killed when the render's deadline (`clock`) passes.
+ * The screencast producer, started as soon as the page's viewport is set: its encoder and DevTools session
+ * get ready while the page loads. `produce` then records the prepared page for `duration` seconds
+ * (scrolling it in the `scroll` scenario) into a video of the viewport's size; the recording stops and
+ * its encoder is killed when the render's deadline (`clock`) passes.
  */
-export async function recordPage(page: Page, params: RenderParams, clock: Countdown, env: ScreencastEnv = {}): Promise<Artifact> {
+export function screencastProducer(page: Page, params: RenderParams, env: ScreencastEnv = {}): Production {
   const format = isFormat(params.format) ? params.format : (SCREENCAST_DEFAULTS.format as ScreencastFormat);
-  const signal = AbortSignal.timeout(clock.remainingMs());
-  const plan = params.scenario === 'scroll' ? scrollPlanOf(params) : undefined;
-  try {
-    const body = await recordScreencast(page, {
-      format,
-      durationMs: (params.duration ?? SCREENCAST_DEFAULTS.duration) * 1000,
-      signal,
-      scenario: plan && (() => runScrollScenario(page, plan)),
-      ffmpegPath: env.ffmpegPath,
-    });
-    return { body, contentType: CONTAINERS[format].contentType, extension: format };
-  } catch (err) {
-    if (signal.aborted) throw clock.timeoutError();
-    throw err;
-  }
+  const recorder = screencastRecorder(page, {
+    format,
+    durationMs: (params.duration ?? SCREENCAST_DEFAULTS.duration) * 1000,
+    ffmpegPath: env.ffmpegPath,
+  });
+  return {
+    async produce(clock) {
+      const signal = AbortSignal.timeout(clock.remainingMs());
+      const plan = params.scenario === 'scroll' ? scrollPlanOf(params) : undefined;
+      try {
+        const body = await recorder.record({ signal, scenario: plan && (() => runScrollScenario(page, plan)) });
+        return { body, contentType: CONTAINERS[format].contentType, extension: format };
+      } catch (err) {
+        if (signal.aborted) throw clock.timeoutError();
+        throw err;
+      }
+    },
+    abandon: () => recorder.abandon(),
+  };
 }
