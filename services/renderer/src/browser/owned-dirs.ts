@@ -1,15 +1,16 @@
 import { readFileSync } from 'node:fs';
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**
- * Temporary folders a renderer process owns: `<tmpdir>/<prefix>XXXXXX/` with an `owner` file naming the
+ * Temporary folders a renderer process owns: `<tmpdir>/<prefix><pid>.<start>-XXXXXX/`, named for the
  * process that made it, its pid and start time (in clock ticks since boot, so a reused pid is told
- * apart). A renderer that was SIGKILLed cannot delete its own; the next one to start on the machine
- * removes every such folder whose owner is gone.
+ * apart). The owner is in the name, so a folder is never without one, even when its renderer is killed
+ * the instant it made it. A renderer that was SIGKILLed cannot delete its own; the next one to start
+ * on the machine removes every such folder whose owner is gone.
  */
-const OWNER_FILE = 'owner';
+const OWNER_IN_NAME = /^(\d+)\.(\d+|\?)-/;
 
 /** Every kind of folder a renderer leaves in TMPDIR: Chromium profiles, screencast encodings. */
 export const OWNED_DIR_PREFIXES = ['renderer-chromium-', 'renderer-screencast-'] as const;
@@ -40,28 +41,28 @@ function ownerAlive(line: string): boolean {
 export const removeDir = (dir: string): Promise<void> => rm(dir, { recursive: true, force: true, maxRetries: 3, retryDelay: 100 }).catch(() => undefined);
 
 /** A fresh folder in TMPDIR owned by this process (removed by the next renderer if this one dies). */
-export async function createOwnedDir(prefix: OwnedDirPrefix): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), prefix));
-  try {
-    await writeFile(join(dir, OWNER_FILE), ownerLine(process.pid));
-  } catch (err) {
-    await removeDir(dir);
-    throw err;
-  }
-  return dir;
+export function createOwnedDir(prefix: OwnedDirPrefix): Promise<string> {
+  return mkdtemp(join(tmpdir(), `${prefix}${ownerLine(process.pid).replace(' ', '.')}-`));
+}
+
+/** The owner line (`pid start`) a folder's name carries, or undefined for a name not of this shape. */
+export function ownerOf(entry: string): string | undefined {
+  const prefix = OWNED_DIR_PREFIXES.find((p) => entry.startsWith(p));
+  const match = prefix && OWNER_IN_NAME.exec(entry.slice(prefix.length));
+  return match ? `${match[1]} ${match[2]}` : undefined;
 }
 
 /**
- * Removes the owned folders of renderer processes that no longer run (a folder without its owner file
- * is being created, or not ours to judge). Never rejects; returns the folders it removed.
+ * Removes the owned folders of renderer processes that no longer run (a folder whose name names no owner
+ * is not ours to judge). Never rejects; returns the folders it removed.
  */
 export async function sweepDeadOwners(): Promise<string[]> {
   const root = tmpdir();
-  const entries = (await readdir(root).catch(() => [] as string[])).filter((entry) => OWNED_DIR_PREFIXES.some((p) => entry.startsWith(p)));
+  const entries = await readdir(root).catch(() => [] as string[]);
   const dead: string[] = [];
   await Promise.all(
     entries.map(async (entry) => {
-      const owner = await readFile(join(root, entry, OWNER_FILE), 'utf8').catch(() => undefined);
+      const owner = ownerOf(entry);
       if (owner === undefined || ownerAlive(owner)) return;
       dead.push(join(root, entry));
       await removeDir(join(root, entry));
