@@ -27,6 +27,9 @@ function startTicksOf(pid: number): string | undefined {
 }
 
 const ownerLine = (pid: number) => `${pid} ${startTicksOf(pid) ?? '?'}`;
+/** This process's own owner line, read from /proc once (not on every folder a render makes). */
+let ownLine: string | undefined;
+const ownOwnerLine = () => (ownLine ??= ownerLine(process.pid));
 
 /** False only when the process named in an owner file is known to be gone (or its pid reused). */
 function ownerAlive(line: string): boolean {
@@ -42,7 +45,7 @@ export const removeDir = (dir: string): Promise<void> => rm(dir, { recursive: tr
 
 /** A fresh folder in TMPDIR owned by this process (removed by the next renderer if this one dies). */
 export function createOwnedDir(prefix: OwnedDirPrefix): Promise<string> {
-  return mkdtemp(join(tmpdir(), `${prefix}${ownerLine(process.pid).replace(' ', '.')}-`));
+  return mkdtemp(join(tmpdir(), `${prefix}${ownOwnerLine().replace(' ', '.')}-`));
 }
 
 /** The owner line (`pid start`) a folder's name carries, or undefined for a name not of this shape. */
