@@ -5,24 +5,29 @@ export const CONSENT_STATE = '__renderConsentState';
 /** Id of the detector's prehide style (not the page's content: scrape leaves it out). */
 export const DETECTOR_PREHIDE_ID = 'render-consent-prehide';
 
-interface DetectorInput extends ConsentSignatures {
+/** Set in a frame when its URL is one a site-specific rule is for and the detector had not run yet. */
+export const URL_MATCHED = '__renderConsentUrlMatched';
+
+interface DetectorInput extends Omit<ConsentSignatures, 'urls'> {
   /** Text of the console message by which a frame asks for the handler. */
   signal: string;
   stateName: string;
   prehideId: string;
+  urlMatched: string;
 }
 
 /**
  * Runs in every frame at document start: hides known popups from the first paint (autoconsent's
- * prehide styles) and asks for the full handler (a console message) only when the frame's URL is one
- * a site-specific rule is for, or a known popup's element or platform global shows up. A page with
- * nothing to hide never runs autoconsent.
+ * prehide styles) and asks for the full handler (a console message) only when a known popup's element
+ * or platform global shows up, or when the renderer, which matches each frame's URL against the
+ * site-specific rules (a regular expression of some 500 alternatives, which would cost each document
+ * 40 ms to compile), calls `state.request()`. A page with nothing to hide never runs autoconsent.
  */
 function detect(input: DetectorInput): void {
   const w = window as unknown as Record<string, unknown>;
   if (w[input.stateName]) return;
   // hidden: the popup found is inside an element the prehide styles hide (it is out of the image already).
-  const state = { lifecycle: 'idle', hidden: false };
+  const state = { lifecycle: 'idle', hidden: false, request: (): void => undefined };
   Object.defineProperty(window, input.stateName, { value: state, configurable: false });
   // Taken before any script of the page runs: a page that silences its console does not silence this.
   const ask = console.debug.bind(console, input.signal);
@@ -69,13 +74,8 @@ function detect(input: DetectorInput): void {
       request();
     } else if (input.globals.some((g) => g in window)) request();
   };
-  let matchesUrl = false;
-  try {
-    matchesUrl = input.urls !== '' && new RegExp(input.urls).test(location.href);
-  } catch {
-    matchesUrl = false;
-  }
-  if (matchesUrl) return request();
+  state.request = request;
+  if (w[input.urlMatched]) return request();
 
   const style = document.createElement('style');
   style.id = input.prehideId;
@@ -97,7 +97,18 @@ function detect(input: DetectorInput): void {
 }
 
 /** The detector's source for one set of signatures. */
-export function detectorScript(signatures: ConsentSignatures, signal: string): string {
-  const input: DetectorInput = { ...signatures, signal, stateName: CONSENT_STATE, prehideId: DETECTOR_PREHIDE_ID };
+export function detectorScript({ selectors, prehide, globals }: ConsentSignatures, signal: string): string {
+  const input: DetectorInput = { selectors, prehide, globals, signal, stateName: CONSENT_STATE, prehideId: DETECTOR_PREHIDE_ID, urlMatched: URL_MATCHED };
   return `(${detect.toString()})(${JSON.stringify(input)});`;
+}
+
+/**
+ * Run in a frame whose URL a site-specific rule is for: asks for the handler through the detector, or,
+ * when the detector has not run in the document yet, leaves it the mark to do so.
+ */
+export function requestForUrl(stateName: string, urlMatched: string): void {
+  const w = window as unknown as Record<string, { request?: () => void } | boolean | undefined>;
+  const state = w[stateName];
+  if (state && typeof state === 'object' && typeof state.request === 'function') state.request();
+  else w[urlMatched] = true;
 }

@@ -83,3 +83,12 @@ export function consentSignatures(): ConsentSignatures {
   signatures = { selectors: [...selectors], prehide: [...prehide], urls: [...urls].map((u) => `(?:${u})`).join('|'), globals: [...globals] };
   return signatures;
 }
+
+let urlPattern: RegExp | undefined;
+
+/** Whether a frame's URL is one a site-specific rule (or a consent frame) is for; compiled once per process. */
+export function consentUrlMatches(url: string): boolean {
+  const { urls } = consentSignatures();
+  urlPattern ??= urls === '' ? /(?!)/ : new RegExp(urls);
+  return urlPattern.test(url);
+}

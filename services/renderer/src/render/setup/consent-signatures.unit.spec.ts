@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CODE_PLATFORMS, consentSignatures } from './consent-signatures.js';
+import { CODE_PLATFORMS, consentSignatures, consentUrlMatches } from './consent-signatures.js';
 
 const require = createRequire(import.meta.url);
 const ruleIndex = JSON.parse(readFileSync(join(dirname(require.resolve('@duckduckgo/autoconsent/rules/compact-rules.json')), 'rule-index.json'), 'utf8')) as { name: string; section: string }[];
@@ -20,5 +20,12 @@ describe('consent signatures', () => {
     expect(prehide.every((s) => selectors.includes(s))).toBe(true);
     expect(new RegExp(urls).test('https://www.tumblr.com/dashboard')).toBe(true);
     expect(new RegExp(urls).test('http://127.0.0.1:8080/bench')).toBe(false);
+  });
+
+  it("should match a frame's URL against the site-specific rules in the renderer", () => {
+    expect(consentUrlMatches('https://www.tumblr.com/dashboard')).toBe(true);
+    expect(consentUrlMatches('https://cdn.privacy-mgmt.com/index.html?message_id=1234')).toBe(true);
+    expect(consentUrlMatches('http://127.0.0.1:8080/bench')).toBe(false);
+    expect(consentUrlMatches('about:blank')).toBe(false);
   });
 });

@@ -4,8 +4,8 @@ import { dirname, join } from 'node:path';
 import type { Page } from 'puppeteer-core';
 import type { RenderParams } from '@app/proto/render';
 import type { PageSetupStep } from './step.js';
-import { CONSENT_STATE, DETECTOR_PREHIDE_ID, detectorScript } from './consent-detector.js';
-import { consentSignatures } from './consent-signatures.js';
+import { CONSENT_STATE, DETECTOR_PREHIDE_ID, URL_MATCHED, detectorScript, requestForUrl } from './consent-detector.js';
+import { consentSignatures, consentUrlMatches } from './consent-signatures.js';
 
 /**
  * Cookie banners (block_annoyance cookies_banner and above): DuckDuckGo's autoconsent, with the rules
@@ -83,16 +83,23 @@ async function runHandler(page: Page): Promise<void> {
   await Promise.all(page.frames().map((frame) => frame.evaluate(consentScript()).catch(() => undefined)));
 }
 
+let detector: string | undefined;
+
 /**
  * Installs the consent detector before any script of the page runs; autoconsent itself runs only in
- * frames where the detector saw a known popup (so a page without one does not pay for it).
+ * frames where the detector saw a known popup, or whose URL (matched here, as each frame navigates) is
+ * one a site-specific rule is for, so a page without one does not pay for it.
  */
 export const consentStep: PageSetupStep = async (page, params) => {
   if (!consentWanted(params)) return;
   page.on('console', (message) => {
     if (message.type() === 'debug' && message.text() === SIGNAL) void runHandler(page);
   });
-  await page.evaluateOnNewDocument(detectorScript(consentSignatures(), SIGNAL));
+  page.on('framenavigated', (frame) => {
+    if (consentUrlMatches(frame.url())) void frame.evaluate(requestForUrl, CONSENT_STATE, URL_MATCHED).catch(() => undefined);
+  });
+  detector ??= detectorScript(consentSignatures(), SIGNAL);
+  await page.evaluateOnNewDocument(detector);
 };
 
 /** autoconsent's lifecycle states while it is handling a popup it found (opting out). */
