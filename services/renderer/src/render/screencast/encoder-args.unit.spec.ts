@@ -23,11 +23,13 @@ describe('encoderArgs', () => {
   });
 
   it('should scale frames to the viewport (device pixels to CSS pixels) and crop only an odd H.264 size', () => {
-    expect(encoderArgs({ ...job, format: 'mp4' })).toContain('scale=1280:720:flags=bicubic,format=yuv420p');
+    expect(encoderArgs({ ...job, format: 'mp4' })).toContain('scale=1280:720:flags=bicubic,format=pix_fmts=yuvj420p|yuv420p');
     expect(encoderArgs({ ...job, format: 'mp4', viewport: { width: 375, height: 667 } })).toContain(
-      'scale=375:667:flags=bicubic,crop=374:666:0:0,format=yuv420p',
+      'scale=375:667:flags=bicubic,crop=374:666:0:0,format=pix_fmts=yuvj420p|yuv420p',
     );
-    expect(encoderArgs({ ...job, format: 'webm', viewport: { width: 375, height: 667 } })).toContain('scale=375:667:flags=bicubic,format=yuv420p');
+    expect(encoderArgs({ ...job, format: 'webm', viewport: { width: 375, height: 667 } })).toContain(
+      'scale=375:667:flags=bicubic,format=pix_fmts=yuv420p',
+    );
   });
 });
 

@@ -30,6 +30,22 @@ function screencastEncoders(): number[] {
   }
   return pids;
 }
+/** The first frame of a video as RGB bytes, decoded by ffmpeg (which honours the stream's colour range). */
+function firstFrameRgb(video: Buffer, width: number, height: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const ff = spawn('ffmpeg', ['-v', 'error', '-i', 'pipe:0', '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1']);
+    const out: Buffer[] = [];
+    ff.stdout.on('data', (c: Buffer) => out.push(c));
+    ff.on('error', reject);
+    ff.on('close', (code) => {
+      const rgb = Buffer.concat(out);
+      if (code === 0 && rgb.length === width * height * 3) resolve(rgb);
+      else reject(new Error(`ffmpeg exited ${code} with ${rgb.length} bytes`));
+    });
+    ff.stdin.on('error', () => undefined);
+    ff.stdin.end(video);
+  });
+}
 const frame = () => sharp({ create: { width: 64, height: 48, channels: 3, background: '#f00' } }).jpeg().toBuffer();
 
 describe('screencast encoder', () => {
@@ -40,6 +56,32 @@ describe('screencast encoder', () => {
       const info = await videoInfo(await encoder.finish());
       expect(info).toMatchObject({ codec: 'vp9', width: 64, height: 48, frames: 10 });
       expect(processExists(encoder.pid!)).toBe(false);
+    });
+  });
+
+  describe.each(['mp4', 'mov', 'webm', 'avi'] as const)('When %s frames of known colours are encoded', (format) => {
+    // Near black and near white move by some 16 levels when full-range frames are read as TV range (or the
+    // reverse): the decoded video keeps each colour of the JPEG it was given.
+    const COLOURS = [
+      [16, 16, 16],
+      [240, 240, 240],
+      [200, 30, 40],
+      [40, 160, 90],
+    ] as const;
+    it('should decode to the same colours', async () => {
+      const width = 64;
+      const height = 48;
+      const raw = Buffer.alloc(width * height * 3);
+      for (let y = 0; y < height; y++)
+        for (let x = 0; x < width; x++) raw.set(COLOURS[Math.floor(x / (width / COLOURS.length))]!, (y * width + x) * 3);
+      const jpeg = await sharp(raw, { raw: { width, height, channels: 3 } }).jpeg({ quality: 95 }).toBuffer();
+      const encoder = await startEncoder({ format, viewport: { width, height }, fps: 25, frames: 5 });
+      await encoder.write(jpeg, 5);
+      const decoded = await firstFrameRgb(await encoder.finish(), width, height);
+      COLOURS.forEach((colour, i) => {
+        const at = (Math.floor(height / 2) * width + Math.floor((i + 0.5) * (width / COLOURS.length))) * 3;
+        [...decoded.subarray(at, at + 3)].forEach((value, c) => expect(Math.abs(value - colour[c]!), `${format} colour ${i} channel ${c}`).toBeLessThanOrEqual(8));
+      });
     });
   });
 

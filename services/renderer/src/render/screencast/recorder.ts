@@ -11,10 +11,11 @@ const MAX_PENDING = 8;
 /**
  * How often, while recording, the slots already past are written with the frame on screen (a still page
  * sends no frames: without this its whole video would be encoded after the recording ends), and how far
- * behind the clock that stays, so a frame Chromium is still delivering keeps its slot.
+ * behind the clock that stays, so a frame Chromium is still delivering keeps its slot. Every frame's
+ * time: what is left to encode when the recording ends is at most about four frames.
  */
-const ADVANCE_EVERY_MS = 200;
-const ADVANCE_LAG_S = 0.2;
+const ADVANCE_EVERY_MS = 40;
+const ADVANCE_LAG_S = 0.12;
 /** JPEG quality of the frames Chromium sends (they are re-encoded by the video codec). */
 const FRAME_QUALITY = 90;
 
