@@ -250,7 +250,7 @@ async function screencast(ctx: Ctx) {
     url: ctx.url.replace(/\/bench$/, '/bench-long'),
     client: ctx.client,
     rendererPid: renderer.process.pid!,
-    runs: quick ? 3 : 10,
+    runs: quick ? 3 : 20,
     durationSeconds: 5,
     memoryRuns: 100,
   });
