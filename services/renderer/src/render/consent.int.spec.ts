@@ -44,6 +44,8 @@ beforeAll(async () => {
       `${SDK}<script>document.addEventListener('DOMContentLoaded', () => {
         document.body.insertAdjacentHTML('beforeend', ${JSON.stringify(BANNER)}); otBind(); })</script>`,
     ),
+    // The banner before the SDK's global: its element, hidden by the prehide styles, is what is found.
+    '/onetrust-banner-first': html(`${BANNER}${SDK}<script>otBind()</script>`),
     // Reports, once loaded, whether autoconsent was ever started in the page.
     '/plain': html(`<p id="probe"></p><script>window.addEventListener('load', () => setTimeout(() => {
       document.getElementById('probe').textContent = 'autoconsent ' + typeof window.autoconsentSendMessage; }, 50))</script>`),
@@ -82,6 +84,18 @@ describe('block_annoyance cookies_banner (the default)', () => {
       const page = await r.render('screenshot', { url: url(path), format: 'png', wait_until: 'load', full_page: true });
       expect(await pixelAt(page.body, 640, 20)).toEqual([0x00, 0xaa, 0x00]);
       expect(await pixelAt(page.body, ...IN_BANNER)).toEqual([255, 255, 255]);
+    });
+  });
+
+  describe('When a viewport screenshot has a banner the prehide styles hide from the first paint', () => {
+    it('should leave it hidden without running the opt-out, which would change the page', async () => {
+      // With a second to spare, an opt-out would have clicked "Reject all" and marked the page at its top.
+      const shot = await r.render('screenshot', { url: url('/onetrust-banner-first'), format: 'png', wait_until: 'load', delay: 1 });
+      expect(await pixelAt(shot.body, ...IN_BANNER)).toEqual([255, 255, 255]);
+      expect(await pixelAt(shot.body, 640, 20)).toEqual([255, 255, 255]);
+      // A full-page screenshot of the same page runs it.
+      const page = await r.render('screenshot', { url: url('/onetrust-banner-first'), format: 'png', wait_until: 'load', full_page: true });
+      expect(await pixelAt(page.body, 640, 20)).toEqual([0x00, 0xaa, 0x00]);
     });
   });
 

@@ -8,6 +8,7 @@ import { geolocationStep } from './setup/geolocation.js';
 import { authenticationStep, extraHeadersStep } from './setup/headers.js';
 import { requestsStep } from './setup/requests.js';
 import type { PageSetupStep } from './setup/step.js';
+import type { RenderOperation } from './types.js';
 import { userAgentStep, viewportStep } from './setup/viewport.js';
 import { webrtcStep } from './setup/webrtc.js';
 
@@ -39,6 +40,7 @@ export async function setupPage(
   page: Page,
   params: RenderParams,
   steps: readonly PageSetupStep[] = PAGE_SETUP_STEPS,
+  operation: RenderOperation = 'screenshot',
 ): Promise<void> {
-  await Promise.all(steps.map((step) => step(page, params)));
+  await Promise.all(steps.map((step) => step(page, params, operation)));
 }

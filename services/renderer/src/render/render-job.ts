@@ -6,7 +6,7 @@ import { countdown, type Countdown } from './countdown.js';
 import { gpuHeader, type GpuSupport } from './gpu.js';
 import { metadataHeaders } from './metadata.js';
 import { navigate } from './navigate.js';
-import { setupPage } from './page-setup.js';
+import { PAGE_SETUP_STEPS, setupPage } from './page-setup.js';
 import { printPdf } from './pdf.js';
 import { clickSelector } from './prepare/click.js';
 import { hideSelectors, removeSelectors } from './prepare/hide.js';
@@ -15,7 +15,7 @@ import { renderError } from './render-errors.js';
 import { scrapeContent } from './scrape.js';
 import { screencastProducer, type ScreencastEnv } from './screencast/screencast.js';
 import { takeScreenshot } from './screenshot.js';
-import { settleConsent } from './setup/consent.js';
+import { hiddenPopupsStayOut, settleConsent } from './setup/consent.js';
 import type { Artifact, Production, RenderDeadline, RenderOperation, RenderOutput } from './types.js';
 
 type Producer = (page: Page, params: RenderParams, env: RenderJobEnv) => Production;
@@ -42,18 +42,10 @@ export interface RenderJobEnv {
   screencast?: ScreencastEnv | undefined;
 }
 
-/**
- * Whether a render shows only what is in the viewport while it is captured: then a cookie popup hidden by
- * the prehide styles is out of it already, and its opt-out is not waited for. A scrape reads the DOM, and
- * a pdf or full-page screenshot lays out the whole document (a popup may lock scrolling until answered).
- */
-const viewportOnly = (operation: RenderOperation, params: RenderParams) =>
-  operation === 'screencast' || (operation === 'screenshot' && params.full_page !== true && params.full_page_scroll !== true);
-
 /** After the page loaded: cookie popups, click, hidden elements, scrolling, then `delay`. */
 async function prepare(page: Page, operation: RenderOperation, params: RenderParams, clock: Countdown): Promise<void> {
   await settleConsent(page, params, Math.min(CONSENT_WAIT_MS, clock.remainingMs() - OUTPUT_RESERVE_MS), {
-    unlessHidden: viewportOnly(operation, params) && !params.click_selector,
+    unlessHidden: hiddenPopupsStayOut(operation, params),
   });
   await clickSelector(page, params.click_selector, clock);
   // A scrape reads the DOM: hidden elements are taken out of it, not only out of the rendering.
@@ -98,7 +90,7 @@ export async function renderJob(
     // is kept by a timer of its own, not by each call's timeout.
     const navigation = await loading.within(
       (async () => {
-        await setupPage(page, params);
+        await setupPage(page, params, PAGE_SETUP_STEPS, operation);
         // Started with the viewport set, so what it starts (an encoder) gets ready while the page loads.
         if (!ended) production = PRODUCERS[operation](page, params, env);
         const loaded = await navigate(page, params, loading);

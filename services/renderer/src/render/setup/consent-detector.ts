@@ -59,7 +59,7 @@ function detect(input: DetectorInput): void {
     state.lifecycle = 'requested';
     observer?.disconnect();
     if (pending) clearTimeout(pending);
-    ask();
+    ask(state.hidden ? 'hidden' : 'shown');
   };
   const check = (): void => {
     pending = undefined;

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Page } from 'puppeteer-core';
 import type { RenderParams } from '@app/proto/render';
+import type { RenderOperation } from '../types.js';
 import type { PageSetupStep } from './step.js';
 import { CONSENT_STATE, DETECTOR_PREHIDE_ID, URL_MATCHED, detectorScript, requestForUrl } from './consent-detector.js';
 import { consentSignatures, consentUrlMatches } from './consent-signatures.js';
@@ -73,10 +74,23 @@ export const consentWanted = (params: RenderParams): boolean =>
   (params.block_annoyance ?? 'cookies_banner') !== 'none' && params.js_enabled !== false;
 
 /**
+ * Whether a popup the prehide styles hide from the first paint stays out of the render without its
+ * opt-out: a render that shows only the viewport, without a click. Then the opt-out is neither run nor
+ * waited for (the page stays as it was, the popup invisible). A scrape reads the DOM, a pdf or full-page
+ * screenshot lays out the whole document (a popup may lock scrolling until answered), and a click may
+ * land on the popup.
+ */
+export const hiddenPopupsStayOut = (operation: RenderOperation, params: RenderParams): boolean =>
+  !params.click_selector &&
+  (operation === 'screencast' || (operation === 'screenshot' && params.full_page !== true && params.full_page_scroll !== true));
+
+/**
  * The console message by which a frame's detector asks for the handler (no binding to install: the page
- * setup costs no extra round trip). A page that writes it itself only gets the handler run in it.
+ * setup costs no extra round trip), followed by ` hidden` when the popup it found is one the prehide
+ * styles hide, ` shown` otherwise. A page that writes it itself only gets the handler run in it.
  */
 const SIGNAL = '__renderConsentWanted';
+const ASKED = { shown: `${SIGNAL} shown`, hidden: `${SIGNAL} hidden` };
 
 /** Runs the handler in every frame of the page whose detector asked for it (the script checks). */
 async function runHandler(page: Page): Promise<void> {
@@ -90,10 +104,13 @@ let detector: string | undefined;
  * frames where the detector saw a known popup, or whose URL (matched here, as each frame navigates) is
  * one a site-specific rule is for, so a page without one does not pay for it.
  */
-export const consentStep: PageSetupStep = async (page, params) => {
+export const consentStep: PageSetupStep = async (page, params, operation) => {
   if (!consentWanted(params)) return;
+  const hiddenStaysOut = hiddenPopupsStayOut(operation, params);
   page.on('console', (message) => {
-    if (message.type() === 'debug' && message.text() === SIGNAL) void runHandler(page);
+    if (message.type() !== 'debug') return;
+    const text = message.text();
+    if (text === ASKED.shown || (text === ASKED.hidden && !hiddenStaysOut)) void runHandler(page);
   });
   page.on('framenavigated', (frame) => {
     if (consentUrlMatches(frame.url())) void frame.evaluate(requestForUrl, CONSENT_STATE, URL_MATCHED).catch(() => undefined);
