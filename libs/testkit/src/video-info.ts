@@ -61,6 +61,17 @@ export function videoInfo(body: Buffer): Promise<VideoInfo> {
   });
 }
 
+/** The video's first frame as RGB bytes (`width` × `height` × 3), decoded by ffmpeg with the stream's colour range. */
+export function videoFirstFrameRgb(body: Buffer): Promise<Buffer> {
+  return withFile(body, async (path) => {
+    const { stdout } = await run('ffmpeg', ['-v', 'error', '-i', path, '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'], {
+      encoding: 'buffer',
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    return stdout;
+  });
+}
+
 /**
  * The video's frames sampled `perSecond` times a second, each as the mean brightness (0–255) of its
  * grey rows: `rows[i]` is the mean of band i of `bands` horizontal bands, top to bottom.

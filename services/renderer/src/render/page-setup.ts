@@ -39,8 +39,8 @@ export const PAGE_SETUP_STEPS: readonly PageSetupStep[] = [
 export async function setupPage(
   page: Page,
   params: RenderParams,
+  operation: RenderOperation,
   steps: readonly PageSetupStep[] = PAGE_SETUP_STEPS,
-  operation: RenderOperation = 'screenshot',
 ): Promise<void> {
   await Promise.all(steps.map((step) => step(page, params, operation)));
 }

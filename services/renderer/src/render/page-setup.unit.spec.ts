@@ -40,7 +40,7 @@ describe('setupPage', () => {
   describe('When the page already has the default viewport and nothing else is asked', () => {
     it('should make no call to the browser', async () => {
       const { page, asPage } = fakePage({ width: 1280, height: 1080, deviceScaleFactor: 1 });
-      await setupPage(asPage, renderParams(), OPTIONAL_STEPS);
+      await setupPage(asPage, renderParams(), 'screenshot', OPTIONAL_STEPS);
       expect(page.setViewport).not.toHaveBeenCalled();
       expect(page.setUserAgent).not.toHaveBeenCalled();
       expect(page.setExtraHTTPHeaders).not.toHaveBeenCalled();
@@ -54,6 +54,7 @@ describe('setupPage', () => {
       await setupPage(
         asPage,
         renderParams({ viewport_width: 400, device_scale_factor: 2, user_agent: 'UA/1', headers: ['X-A:1;X-B: two'], js_enabled: false }),
+        'screenshot',
         OPTIONAL_STEPS,
       );
       expect(page.setViewport).toHaveBeenCalledWith(expect.objectContaining({ width: 400, height: 1080, deviceScaleFactor: 2 }));

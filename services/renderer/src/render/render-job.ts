@@ -6,7 +6,7 @@ import { countdown, type Countdown } from './countdown.js';
 import { gpuHeader, type GpuSupport } from './gpu.js';
 import { metadataHeaders } from './metadata.js';
 import { navigate } from './navigate.js';
-import { PAGE_SETUP_STEPS, setupPage } from './page-setup.js';
+import { setupPage } from './page-setup.js';
 import { printPdf } from './pdf.js';
 import { clickSelector } from './prepare/click.js';
 import { hideSelectors, removeSelectors } from './prepare/hide.js';
@@ -90,7 +90,7 @@ export async function renderJob(
     // is kept by a timer of its own, not by each call's timeout.
     const navigation = await loading.within(
       (async () => {
-        await setupPage(page, params, PAGE_SETUP_STEPS, operation);
+        await setupPage(page, params, operation);
         // Started with the viewport set, so what it starts (an encoder) gets ready while the page loads.
         if (!ended) production = PRODUCERS[operation](page, params, env);
         const loaded = await navigate(page, params, loading);

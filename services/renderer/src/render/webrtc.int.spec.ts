@@ -161,7 +161,7 @@ describe('WebRTC containment', () => {
       await rm(`${profile.userDataDir}/Default`, { recursive: true, force: true }); // no preferences
       const withoutFlag = flags(profile.userDataDir).filter((flag) => !flag.includes('webrtc'));
       const page = await (await (await launch(withoutFlag)).createBrowserContext()).newPage();
-      await setupPage(page, params());
+      await setupPage(page, params(), 'screenshot');
       const before = canary.packets;
       await navigate(page, params(), countdown({ timeoutMs: 10_000 }));
       await settle();

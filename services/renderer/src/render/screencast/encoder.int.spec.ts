@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFixtureServer, videoInfo, type FixtureServer } from '@app/testkit';
+import { startFixtureServer, videoFirstFrameRgb, videoInfo, type FixtureServer } from '@app/testkit';
 import { BrowserPool } from '../../browser/browser-pool.js';
 import { processExists, waitFor } from '../../browser/testing/processes.js';
 import { startEncoder } from './encoder.js';
@@ -29,22 +29,6 @@ function screencastEncoders(): number[] {
     }
   }
   return pids;
-}
-/** The first frame of a video as RGB bytes, decoded by ffmpeg (which honours the stream's colour range). */
-function firstFrameRgb(video: Buffer, width: number, height: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const ff = spawn('ffmpeg', ['-v', 'error', '-i', 'pipe:0', '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1']);
-    const out: Buffer[] = [];
-    ff.stdout.on('data', (c: Buffer) => out.push(c));
-    ff.on('error', reject);
-    ff.on('close', (code) => {
-      const rgb = Buffer.concat(out);
-      if (code === 0 && rgb.length === width * height * 3) resolve(rgb);
-      else reject(new Error(`ffmpeg exited ${code} with ${rgb.length} bytes`));
-    });
-    ff.stdin.on('error', () => undefined);
-    ff.stdin.end(video);
-  });
 }
 const frame = () => sharp({ create: { width: 64, height: 48, channels: 3, background: '#f00' } }).jpeg().toBuffer();
 
@@ -77,7 +61,8 @@ describe('screencast encoder', () => {
       const jpeg = await sharp(raw, { raw: { width, height, channels: 3 } }).jpeg({ quality: 95 }).toBuffer();
       const encoder = await startEncoder({ format, viewport: { width, height }, fps: 25, frames: 5 });
       await encoder.write(jpeg, 5);
-      const decoded = await firstFrameRgb(await encoder.finish(), width, height);
+      const decoded = await videoFirstFrameRgb(await encoder.finish());
+      expect(decoded.length).toBe(width * height * 3);
       COLOURS.forEach((colour, i) => {
         const at = (Math.floor(height / 2) * width + Math.floor((i + 0.5) * (width / COLOURS.length))) * 3;
         [...decoded.subarray(at, at + 3)].forEach((value, c) => expect(Math.abs(value - colour[c]!), `${format} colour ${i} channel ${c}`).toBeLessThanOrEqual(8));

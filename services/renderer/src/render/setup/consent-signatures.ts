@@ -88,7 +88,6 @@ let urlPattern: RegExp | undefined;
 
 /** Whether a frame's URL is one a site-specific rule (or a consent frame) is for; compiled once per process. */
 export function consentUrlMatches(url: string): boolean {
-  const { urls } = consentSignatures();
-  urlPattern ??= urls === '' ? /(?!)/ : new RegExp(urls);
+  urlPattern ??= new RegExp(consentSignatures().urls || '(?!)');
   return urlPattern.test(url);
 }
