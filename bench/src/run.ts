@@ -66,7 +66,7 @@ async function latency(ctx: Ctx) {
     ] as const;
     for (const [label, url] of pages) {
       log(`latency: screenshot of a page with ${label}, default against block_annoyance=none`);
-      const r = await defaultVsNoneScenario({ url, client: ctx.client, warmup: 3, runs: quick ? 10 : 30 });
+      const r = await defaultVsNoneScenario({ url, client: ctx.client, warmup: 3, runs: quick ? 10 : 100 });
       results[`latency_screenshot_default_${label === 'no cookie banner' ? 'no_banner' : 'banner'}`] = r;
       const scenario = `(1) screenshot, default block_annoyance=cookies_banner, page with ${label}`;
       rows.push({ scenario, metric: 'p50 ms', ours: round(r.defaults.p50), none: round(r.none.p50) });

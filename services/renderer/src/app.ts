@@ -19,7 +19,7 @@ import { startHealthServer, type App, type HealthServer } from '@app/runtime';
 import type { RendererConfig } from './config.js';
 import { BrowserPool, spkiHashes } from './browser/index.js';
 import { performRender } from './application/perform-render.js';
-import { poolRenderer } from './render/index.js';
+import { poolRenderer, spareEncoders } from './render/index.js';
 import { natsFinishedPublisher, objectStoreSink } from './adapters/nats-outputs.js';
 import { natsStartGate } from './adapters/nats-start-gate.js';
 import { rendererMetrics } from './renderer-metrics.js';
@@ -50,11 +50,13 @@ export async function createApp(config: RendererConfig, logger: Logger, o: { nat
       (await jsm.consumers.info(RENDERER_JOBS_CONSUMER.stream, RENDERER_JOBS_CONSUMER.config.durable_name)).num_pending,
   });
 
+  // One ffmpeg kept started ahead, of the last screencast's shape.
+  const encoders = spareEncoders(config.ffmpegPath);
   const perform = performRender({
     renderer: poolRenderer(pool, {
       routing: { allowPrivate: config.allowPrivateTargets, ipLocationProxies: config.ipLocationProxies },
       gpu: { enabled: config.pool.gpu },
-      screencast: { ffmpegPath: config.ffmpegPath },
+      screencast: { encoders },
     }),
     results: objectStoreSink(objects),
     finished: natsFinishedPublisher(js),
@@ -101,6 +103,7 @@ export async function createApp(config: RendererConfig, logger: Logger, o: { nat
       await capacity?.stop();
       await consumer.stop();
       await pool.stop();
+      await encoders.stop();
       await proxy.close();
       await nats.drain();
       await health?.close();

@@ -4,3 +4,4 @@ export type { NetworkRouting } from './route.js';
 export type { Artifact, RenderDeadline, RenderOperation, RenderOutput } from './types.js';
 export { imageSize, type ImageSize } from './image-size.js';
 export { PAGE_SETUP_STEPS, setupPage, type PageSetupStep } from './page-setup.js';
+export { spareEncoders, type EncoderSource } from './screencast/encoder-source.js';

@@ -22,15 +22,17 @@ interface Container {
  * H.264 in mp4 and mov: the index at the front, so players start before the whole file arrived. Tuned so
  * the encoder keeps up with a live recording beside a busy browser on a small machine, and is done soon
  * after the recording ends: no B-frames (their decision costs a third of the encoder's time and holds
- * frames back), the quickest subpixel refinement, and a short rate-control lookahead (5 frames, without
- * a thread of its own). On a 5 s scroll at 1280×1080 that is about half of veryfast's CPU time for a
- * file about 5% larger; no lookahead at all (zerolatency) would end sooner still but double the file.
+ * frames back), the quickest subpixel refinement, and a rate-control lookahead of 2 frames without a
+ * thread of its own. On a 5 s scroll at 1280×1080 that is about half of veryfast's CPU time for a file
+ * about 5% larger; the lookahead is what the encoder still holds when the input ends (2 frames instead of
+ * 5 took a screencast's end from about 75 to 50 ms, at the same size and SSIM), while none at all
+ * (zerolatency) doubles the file.
  */
 const H264 = {
   // Chromium's JPEG frames are full-range 4:2:0 (yuvj420p): encoded as they are (flagged full range, which
   // players honour), not converted to TV range first, which took a third of the encoder's wall time.
   pixelFormats: 'yuvj420p|yuv420p',
-  codec: ['-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', '-x264-params', 'rc-lookahead=5:sync-lookahead=0:bframes=0:subme=1'],
+  codec: ['-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', '-x264-params', 'rc-lookahead=2:sync-lookahead=0:bframes=0:subme=1'],
   evenSize: true,
   extra: ['-movflags', '+faststart'],
 };
@@ -58,18 +60,21 @@ export function videoSize(format: ScreencastFormat, viewport: VideoSize): VideoS
   return { width: even(viewport.width), height: even(viewport.height) };
 }
 
-export interface EncodeJob {
+/** What an encoder is started for, whatever the length of the recording: one started ahead fits any. */
+export interface EncoderShape {
   format: ScreencastFormat;
   /** CSS pixels of the viewport; frames (device pixels) are scaled to it. */
   viewport: VideoSize;
   fps: number;
-  frames: number;
+}
+
+export interface EncodeJob extends EncoderShape {
   output: string;
 }
 
 /**
- * ffmpeg reads JPEG frames on stdin at a constant `fps` (the caller repeats frames to fill the time)
- * and writes exactly `frames` frames, so the video lasts frames / fps seconds.
+ * ffmpeg reads JPEG frames on stdin at a constant `fps` and writes each frame it is given once, so a video
+ * of n frames (the caller repeats frames to fill the time) lasts n / fps seconds.
  */
 export function encoderArgs(job: EncodeJob): string[] {
   const container = CONTAINERS[job.format];
@@ -94,8 +99,6 @@ export function encoderArgs(job: EncodeJob): string[] {
     ...container.codec,
     '-r',
     String(job.fps),
-    '-frames:v',
-    String(job.frames),
     '-an',
     ...(container.extra ?? []),
     '-f',

@@ -3,11 +3,13 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createOwnedDir, removeDir } from '../../browser/owned-dirs.js';
 import { killProcessGroup } from '../../browser/process-group.js';
-import { encoderArgs, type EncodeJob } from './encoder-args.js';
+import { encoderArgs, type EncoderShape } from './encoder-args.js';
 
 /** An ffmpeg process encoding one video from frames written to it. */
 export interface Encoder {
   readonly pid: number | undefined;
+  /** ffmpeg has not exited (an encoder started ahead may have, e.g. killed while it waited). */
+  readonly alive: boolean;
   /** Writes `frame` `count` times; resolves once ffmpeg can take more (backpressure). */
   write(frame: Buffer, count: number): Promise<void>;
   /** Ends the input and resolves with the file once ffmpeg exited cleanly. */
@@ -22,7 +24,7 @@ const STDERR_KEPT = 2_000;
  * Starts ffmpeg in a process group of its own (like Chromium's), so kill() ends it and anything it
  * started at once. Its input is a pipe: if the renderer dies, ffmpeg reads end-of-file and exits.
  */
-export async function startEncoder(job: Omit<EncodeJob, 'output'>, ffmpegPath = 'ffmpeg'): Promise<Encoder> {
+export async function startEncoder(job: EncoderShape, ffmpegPath = 'ffmpeg'): Promise<Encoder> {
   // Owned by this process: if the renderer is SIGKILLed, the next one to start removes the folder.
   const dir = await createOwnedDir('renderer-screencast-');
   const output = join(dir, `video.${job.format}`);
@@ -49,6 +51,9 @@ export async function startEncoder(job: Omit<EncodeJob, 'output'>, ffmpegPath = 
 
   return {
     pid: child.pid,
+    get alive() {
+      return !done;
+    },
     async write(frame, count) {
       const stdin = child.stdin!;
       for (let i = 0; i < count; i++) {

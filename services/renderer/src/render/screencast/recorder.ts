@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CDPSession, Page, Protocol } from 'puppeteer-core';
 import { DEFAULT_VIEWPORT, type ScreencastFormat } from '@app/render-params';
-import { startEncoder, type Encoder } from './encoder.js';
+import type { Encoder } from './encoder.js';
+import { freshEncoders, type EncoderSource } from './encoder-source.js';
 import { frameCount, frameTimeline } from './timeline.js';
 
 /** Frames per second of every video: one frame is 40 ms. */
@@ -22,7 +23,8 @@ const FRAME_QUALITY = 90;
 export interface RecorderOptions {
   format: ScreencastFormat;
   durationMs: number;
-  ffmpegPath?: string | undefined;
+  /** Where the encoder comes from (default: a new ffmpeg on the PATH). */
+  encoders?: EncoderSource | undefined;
 }
 
 export interface RecordOptions {
@@ -41,17 +43,16 @@ export interface ScreencastRecorder {
 }
 
 /**
- * Starts what a recording needs, the ffmpeg encoder (a process to spawn) and a DevTools session, without
- * waiting for them: made while the page still loads, they are ready when the recording starts. The page's
- * viewport must be set already (the video has its size).
+ * Starts what a recording needs, the ffmpeg encoder (a process to spawn, unless one was started ahead)
+ * and a DevTools session, without waiting for them: made while the page still loads, they are ready when
+ * the recording starts. The page's viewport must be set already (the video has its size).
  */
 export function screencastRecorder(page: Page, opts: RecorderOptions): ScreencastRecorder {
   const viewport = page.viewport() ?? { ...DEFAULT_VIEWPORT, deviceScaleFactor: 1 };
   const frames = frameCount(opts.durationMs / 1000, SCREENCAST_FPS);
-  const encoding = startEncoder(
-    { format: opts.format, viewport: { width: viewport.width, height: viewport.height }, fps: SCREENCAST_FPS, frames },
-    opts.ffmpegPath,
-  );
+  const encoders = opts.encoders ?? freshEncoders();
+  const shape = { format: opts.format, viewport: { width: viewport.width, height: viewport.height }, fps: SCREENCAST_FPS };
+  const encoding = encoders.start(shape);
   const sessionMade = page.createCDPSession();
   // Rejections are met where they are awaited (record) or dropped (abandon), never left unhandled.
   encoding.catch(() => undefined);
@@ -77,7 +78,9 @@ export function screencastRecorder(page: Page, opts: RecorderOptions): Screencas
       try {
         const [encoder, session] = await abortable(Promise.all([encoding, sessionMade]), signal);
         signal.throwIfAborted();
-        await capture(session, encoder, frames, viewport, viewport.deviceScaleFactor ?? 1, { durationMs: opts.durationMs, signal, scenario });
+        // The next recording's encoder starts while this one runs, not while its page loads.
+        const recording = () => encoders.prepare(shape);
+        await capture(session, encoder, frames, viewport, viewport.deviceScaleFactor ?? 1, { durationMs: opts.durationMs, signal, scenario, recording });
         return await abortable(encoder.finish(), signal);
       } finally {
         signal.removeEventListener('abort', killOnAbort);
@@ -106,7 +109,7 @@ async function capture(
   frames: number,
   viewport: { width: number; height: number },
   scale: number,
-  opts: RecordOptions & { durationMs: number },
+  opts: RecordOptions & { durationMs: number; recording: () => void },
 ): Promise<void> {
   // The video starts as the screencast is asked for, not when its first frame arrives (50 to 150 ms
   // later on a busy machine): that frame is what was on screen from the start, nothing having moved yet.
@@ -154,13 +157,15 @@ async function capture(
     });
     await abortable(first, opts.signal);
     opts.scenario?.().catch(() => undefined);
+    opts.recording();
     await sleep(Math.max(0, opts.durationMs - (Date.now() - startedAt)), undefined, { signal: opts.signal }).catch((err: unknown) => {
       throw opts.signal.aborted ? opts.signal.reason : err; // timers/promises rejects with its own AbortError
     });
   } finally {
     clearInterval(advance);
     session.off('Page.screencastFrame', onFrame);
-    await session.send('Page.stopScreencast').catch(() => undefined);
+    // Not waited for: frames sent after the end are no longer listened to, and the session is detached next.
+    void session.send('Page.stopScreencast').catch(() => undefined);
   }
   await abortable(writing, opts.signal);
   if (failed) throw failed;

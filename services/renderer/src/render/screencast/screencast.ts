@@ -3,12 +3,13 @@ import { SCREENCAST_DEFAULTS, SCREENCAST_FORMATS, type ScreencastFormat, type Sc
 import type { RenderParams } from '@app/proto/render';
 import type { Production } from '../types.js';
 import { CONTAINERS } from './encoder-args.js';
+import type { EncoderSource } from './encoder-source.js';
 import { screencastRecorder } from './recorder.js';
 import { runScrollScenario, type ScrollPlan } from './scroll-scenario.js';
 
 export interface ScreencastEnv {
-  /** The ffmpeg binary (default: `ffmpeg` on the PATH). */
-  ffmpegPath?: string | undefined;
+  /** Where recordings get their encoders (default: a new `ffmpeg` from the PATH for each). */
+  encoders?: EncoderSource | undefined;
 }
 
 const isFormat = (v: string | undefined): v is ScreencastFormat => (SCREENCAST_FORMATS as readonly string[]).includes(v ?? '');
@@ -37,7 +38,7 @@ export function screencastProducer(page: Page, params: RenderParams, env: Screen
   const recorder = screencastRecorder(page, {
     format,
     durationMs: (params.duration ?? SCREENCAST_DEFAULTS.duration) * 1000,
-    ffmpegPath: env.ffmpegPath,
+    encoders: env.encoders,
   });
   return {
     async produce(clock) {
