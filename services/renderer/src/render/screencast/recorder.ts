@@ -78,9 +78,13 @@ export function screencastRecorder(page: Page, opts: RecorderOptions): Screencas
       try {
         const [encoder, session] = await abortable(Promise.all([encoding, sessionMade]), signal);
         signal.throwIfAborted();
-        // The next recording's encoder starts while this one runs, not while its page loads.
-        const recording = () => encoders.prepare(shape);
-        await capture(session, encoder, frames, viewport, viewport.deviceScaleFactor ?? 1, { durationMs: opts.durationMs, signal, scenario, recording });
+        await capture(session, encoder, frames, viewport, viewport.deviceScaleFactor ?? 1, {
+          durationMs: opts.durationMs,
+          signal,
+          scenario,
+          // The next recording's encoder starts while this one runs, not while its page loads.
+          recording: () => encoders.prepare(shape),
+        });
         return await abortable(encoder.finish(), signal);
       } finally {
         signal.removeEventListener('abort', killOnAbort);
