@@ -3,6 +3,8 @@ import { boolParam, enumParam, listParam, numberOrUnsetParam, numberParam, split
 import { DEVICE_NAMES, canonicalDeviceId } from './devices.js';
 import { DEFAULT_IMAGE_QUALITY, DEFAULT_TIMEOUT_SECONDS, DEFAULT_VIEWPORT } from './defaults.js';
 import { SCREENCAST_FORMATS, SCREENCAST_PARAMETERS } from './screencast.js';
+import { FAILURE_PARAMETERS } from './failure-parameters.js';
+import { PDF_PARAMETERS } from './pdf-parameters.js';
 import { isIanaTimeZone } from './time-zone.js';
 
 export const OPERATIONS = ['screenshot', 'pdf', 'scrape', 'screencast'] as const;
@@ -217,6 +219,7 @@ export const PARAMETERS: Record<string, ParameterDef> = {
   pdf_paper_format: { operations: ['pdf'], schema: enumParam(PAPER_FORMATS), description: 'Paper size.', default: 'letter' },
   pdf_landscape: { operations: ['pdf'], schema: boolParam(), description: 'Landscape orientation.', default: false },
   pdf_print_background: { operations: ['pdf'], schema: boolParam(), description: 'Print background colours and images.', default: false },
+  ...PDF_PARAMETERS,
 
   // scrape
   js_enabled: { operations: ['scrape'], schema: boolParam(), description: "Run the page's scripts before reading its content.", default: true },
@@ -339,6 +342,8 @@ export const PARAMETERS: Record<string, ParameterDef> = {
     default: false,
   },
 
+  // honest failures: a page the caller does not want fails (and is not charged)
+  ...FAILURE_PARAMETERS,
   // screencast
   ...SCREENCAST_PARAMETERS,
 

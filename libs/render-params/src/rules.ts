@@ -1,5 +1,7 @@
 import type { ParameterProblem } from '@app/errors';
 import type { Operation } from './parameters.js';
+import { failureParameterProblems } from './failure-parameters.js';
+import { pdfParameterProblems } from './pdf-parameters.js';
 
 type Values = Record<string, unknown>;
 
@@ -69,5 +71,5 @@ const CROSS_RULES: readonly CrossRule[] = [
 
 /** Problems of combinations, reported once per parameter, after each parameter was checked alone. */
 export function crossParameterProblems(operation: Operation, values: Values): ParameterProblem[] {
-  return CROSS_RULES.flatMap((rule) => rule(values, operation) ?? []);
+  return [...CROSS_RULES.flatMap((rule) => rule(values, operation) ?? []), ...pdfParameterProblems(values), ...failureParameterProblems(values)];
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { mongoEventStore, sqliteEventStore, type EventStore } from '@app/event-store';
 import type { Logger } from '@app/logging';
-import { BUCKETS, Kvm, busStatus, connectNats, ensureTopology, jetstream, watchFleetCapacity, type NatsConnection } from '@app/messaging';
+import { BUCKETS, Kvm, busStatus, connectNats, ensureTopology, jetstream, type NatsConnection } from '@app/messaging';
 import { AuthQuotaServiceService } from '@app/proto/authquota';
 import { startGrpcServer, type GrpcServer } from '@app/rpc';
 import { startHealthServer, type App, type HealthServer } from '@app/runtime';
@@ -55,7 +55,6 @@ export async function createApp(config: AuthQuotaConfig, logger: Logger, overrid
   const directory = followedAccountDirectory(store);
   const journal = eventStoreUsageJournal(store);
   const notifier = natsAccountChangeNotifier(nats);
-  const fleet = await watchFleetCapacity(nats);
   const admin = accountAdmin({ commands: eventSourcedAccountCommands(store), directory, secrets, clock, notifier });
   const admit = admission({
     directory,
@@ -67,7 +66,6 @@ export async function createApp(config: AuthQuotaConfig, logger: Logger, overrid
     holdMs: config.reservationTtlMs,
     newId: () => randomUUID(),
     onJournalError: (err) => logger.error({ err }, 'recording quota usage failed'),
-    fleetSlots: fleet.capacity,
   });
   const settlements = renderOutcomesConsumer({ js, admission: admit, logger });
   const logRefreshError = (err: unknown) => logger.error({ err }, 'reading account changes failed');
@@ -101,7 +99,6 @@ export async function createApp(config: AuthQuotaConfig, logger: Logger, overrid
       health?.setDraining();
       clearInterval(refresher);
       follower?.unsubscribe();
-      fleet.stop();
       await grpc?.stop();
       await settlements.stop();
       await health?.close();

@@ -26,14 +26,14 @@ describe('Account limits while the quota-limits bucket loses its leader', () => 
       // Tried again for as long as the election may take on a loaded machine (the service's own window is 8 s).
       const store = kvLimitsStore(kv, { busRetryMs: 30_000 });
       const now = Date.now();
-      expect(await store.change('acct-failover', (s) => reserve(s, 'before', limits, 60_000, now).kind)).toBe('reserved');
+      expect(await store.change('acct-failover', (s) => reserve(s, 'before', { settler: 'job', holds: 'render' }, limits, 60_000, now).kind)).toBe('reserved');
       let leader: string | undefined;
       await until(async () => !!(leader = await leaderOf()), 30_000, 'a leader of the bucket');
       const victim = bus.servers.find((s) => s.name === leader)!;
       await victim.kill({ restart: false });
       try {
         const started = Date.now();
-        expect(await store.change('acct-failover', (s) => reserve(s, 'during', limits, 60_000, now).kind)).toBe('reserved');
+        expect(await store.change('acct-failover', (s) => reserve(s, 'during', { settler: 'job', holds: 'render' }, limits, 60_000, now).kind)).toBe('reserved');
         console.log(`[limits-failover] reserved ${Date.now() - started} ms after the bucket's leader was killed`);
         expect(Object.keys((await store.read('acct-failover')).open).sort()).toEqual(['before', 'during']);
       } finally {

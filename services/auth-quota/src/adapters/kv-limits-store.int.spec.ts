@@ -29,18 +29,18 @@ describe('Account limits in the quota-limits bucket', () => {
         await Promise.all(
           [0, 1, 2, 3].map((b) => {
             const batch = ids.slice(i + b * 25, i + b * 25 + 25);
-            return replicas[b % 2]!.change('acct-big', (s) => batch.map((id) => reserve(s, id, limits, HOLD_MS, now).kind));
+            return replicas[b % 2]!.change('acct-big', (s) => batch.map((id) => reserve(s, id, { settler: 'job', holds: 'render' }, limits, HOLD_MS, now).kind));
           }),
         ).then((decided) => expect(decided.flat()).toEqual(Array(100).fill('reserved')));
       }
-      const refused = await replicas[0]!.change('acct-big', (s) => reserve(s, 'one-more', limits, HOLD_MS, now));
+      const refused = await replicas[0]!.change('acct-big', (s) => reserve(s, 'one-more', { settler: 'job', holds: 'render' }, limits, HOLD_MS, now));
       expect(refused.kind).toBe('concurrency_limited');
 
       // The whole value stays far below the bus's message size (1 MiB): every change of it is one small write.
       const entry = await kv.get('account.acct-big');
       expect(entry!.value.byteLength).toBeLessThan(128 * 1024);
 
-      const results = await Promise.all(ids.map((id, i) => replicas[i % 2]!.change('acct-big', (s) => settle(s, id, true, now))));
+      const results = await Promise.all(ids.map((id, i) => replicas[i % 2]!.change('acct-big', (s) => settle(s, id, true, 'job', now))));
       expect(results.every((r) => r === 'committed')).toBe(true);
       const state = await replicas[1]!.read('acct-big');
       expect(Object.keys(state.open)).toHaveLength(0);
@@ -53,12 +53,12 @@ describe('Account limits in the quota-limits bucket', () => {
       const store = kvLimitsStore(kv);
       const now = Date.now();
       const results = await Promise.allSettled([
-        store.change('acct-batch', (s) => reserve(s, 'first', limits, HOLD_MS, now).kind),
+        store.change('acct-batch', (s) => reserve(s, 'first', { settler: 'job', holds: 'render' }, limits, HOLD_MS, now).kind),
         store.change('acct-batch', (s) => {
-          reserve(s, 'from-a-broken-change', limits, HOLD_MS, now);
+          reserve(s, 'from-a-broken-change', { settler: 'job', holds: 'render' }, limits, HOLD_MS, now);
           throw new Error('broken');
         }),
-        store.change('acct-batch', (s) => reserve(s, 'third', limits, HOLD_MS, now).kind),
+        store.change('acct-batch', (s) => reserve(s, 'third', { settler: 'job', holds: 'render' }, limits, HOLD_MS, now).kind),
       ]);
       expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
       const state = await store.read('acct-batch');

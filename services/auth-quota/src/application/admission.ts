@@ -12,8 +12,8 @@ export type { AccountUsage, AdmitInput, Admitted, RateLease, Usage } from './adm
  * Authentication and admission of API requests, by job: who is asking (admission/authenticate), whether
  * it may (admission/admit: key, signature, rate limit, billing, plan, quota, renders in flight, rate
  * leases), settling what it reserved (admission/settle) and what it has used (admission/usage). The
- * account's limits are shared by every replica (LimitsStore); a reservation is settled from its
- * render's outcome, once, whichever replica reads it.
+ * account's limits are shared by every replica (LimitsStore); a reservation records who ends it (its
+ * render job's outcome, or its holder's answer) and is settled by that one, once, whichever replica hears it.
  */
 export function admission(deps: {
   directory: AccountDirectory;
@@ -22,12 +22,10 @@ export function admission(deps: {
   limits: Record<Plan, PlanLimits>;
   store: LimitsStore;
   journal: UsageJournal;
-  /** How long a reservation is held when its render never reports back. */
+  /** How long a reservation is held when its settler never ends it (its holder's process lost). */
   holdMs: number;
   newId: () => string;
   onJournalError?: (err: unknown) => void;
-  /** Render slots of the live renderers (undefined: unknown); caps every account's renders in flight. */
-  fleetSlots?: () => number | undefined;
 }) {
   const { directory, clock, limits } = deps;
   const access = limitsAccess(deps.store);

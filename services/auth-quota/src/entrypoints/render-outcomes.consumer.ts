@@ -7,9 +7,11 @@ import type { Admission } from '../application/admission.js';
 const ACCOUNT_ID = /^[A-Za-z0-9_-]{1,100}$/;
 
 /**
- * The one place a quota reservation is settled: every render outcome on RENDER_EVENTS (async and task
- * renders, failed sync renders, the watchdog's failures) and every end told by a reservation's holder
- * (a synchronous render's answer, a request refused after admission). Success commits,
+ * Settlements read from RENDER_EVENTS: every render job's outcome (async, task and sync renders, the
+ * watchdog's failures) and every end a reservation's holder announced on the bus because auth-quota could
+ * not be reached (`render.nojob.ended.<id>`; normally the holder calls EndReservation). Each is handed to
+ * `settle` as told by the job or by the holder: the reservation's recorded settler decides whether it
+ * counts (a synchronous render's job outcome never does: its caller's answer ends it). Success commits,
  * anything else releases; a repeat changes nothing; a reservation nobody knows is an error, logged and
  * counted. The auth-quota replicas share the durable consumer, so a killed replica's settlement is
  * redelivered to another; a failure to reach the bucket naks the outcome and it comes back.
@@ -35,11 +37,9 @@ export function renderOutcomesConsumer(deps: { js: JetStreamClient; admission: A
       if (!event) return term;
       const reservationId = event.reservation_id;
       if (!reservationId) return ack;
-      // A synchronous render's success is settled by the edge that answered its caller (origin nojob):
-      // the caller may have had an error (the wait ran out) while the render finished later.
-      if (SUBJECTS.renderEventOriginOf(msg.subject) === 'sync' && event.status === 'succeeded') return ack;
-      const succeeded = event.status === 'succeeded' && (event.result !== undefined || SUBJECTS.renderEventOriginOf(msg.subject) === 'nojob');
-      const result = ACCOUNT_ID.test(event.account_id) ? await admission.settle(event.account_id, reservationId, succeeded) : 'unknown';
+      const by = SUBJECTS.renderEventOriginOf(msg.subject) === 'nojob' ? 'answer' : 'job';
+      const succeeded = event.status === 'succeeded' && (event.result !== undefined || by === 'answer');
+      const result = ACCOUNT_ID.test(event.account_id) ? await admission.settle(event.account_id, reservationId, succeeded, by) : 'unknown';
       if (result === 'unknown') {
         unknown++;
         counter.add(1);

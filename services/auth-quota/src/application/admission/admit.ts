@@ -11,9 +11,10 @@ import {
   takeRate,
   type LimitsState,
   type RateDecision,
+  type ReservationTerms,
   type ReserveDecision,
+  type Settler,
 } from '../../domain/limits/account-limits.js';
-import { effectiveRendersInFlight } from '../../domain/limits/fair-share.js';
 import type { Clock } from '../ports.js';
 import type { LimitsAccess } from './limits-access.js';
 import type { AdmitInput, Admitted } from './types.js';
@@ -27,7 +28,8 @@ interface Prepared {
   account: OpenAccountState;
   /** A refusal that comes after the request is counted against the rate limit (billing, plan). */
   refusal?: AppError;
-  reserve: boolean;
+  /** The reservation the request makes, if it makes one. */
+  reserve?: ReservationTerms;
   id: string;
   /** Lease units asked for by a request that may have a lease; 0 otherwise. */
   leaseUnits: number;
@@ -39,16 +41,6 @@ interface Prepared {
  * internal caller's.
  */
 const leaseQualifies = (input: AdmitInput, account: OpenAccountState) => leaseEligible(input) && !account.signatureRequired && !input.accountId;
-
-/**
- * How long an admission refused only for renders in flight waits for one of them to be settled before it is
- * refused: a client that got its render's answer may send the next one before auth-quota has read that
- * render's outcome from the bus (a few milliseconds, more under load). The waits between tries double.
- * Only a call whose admissions are all one account's waits: a batch holding other accounts' admissions is
- * answered at once, so one account at its limit never delays another's answer.
- */
-const SLOT_WAIT_MS = 2_000;
-const SLOT_RETRY_FIRST_MS = 20;
 
 const reserveRefusal = (d: Exclude<ReserveDecision, { kind: 'reserved' }>): AppError =>
   d.kind === 'quota_exceeded' ? errors.quotaExceeded(d.retryAfterSeconds) : errors.concurrencyLimited(d.limit, d.retryAfterSeconds);
@@ -64,19 +56,12 @@ export function admitting(deps: {
   limitsAccess: LimitsAccess;
   clock: Clock;
   limits: Record<Plan, PlanLimits>;
-  /** How long a reservation is held when its render never reports back. */
+  /** How long a reservation is held when its settler never ends it (its holder's process lost). */
   holdMs: number;
   newId: () => string;
-  /** Render slots of the live renderers (undefined: unknown); caps every account's renders in flight. */
-  fleetSlots?: () => number | undefined;
-  /** How long an admission refused only for renders in flight waits for a slot (SLOT_WAIT_MS). */
-  slotWaitMs?: number;
 }) {
   const { clock, limits, holdMs } = deps;
-  const slotWaitMs = deps.slotWaitMs ?? SLOT_WAIT_MS;
   const { change } = deps.limitsAccess;
-  /** A plan's limits with its renders in flight capped by the fleet's capacity (a share kept for others). */
-  const reservable = (plan: PlanLimits): PlanLimits => ({ ...plan, rendersInFlight: effectiveRendersInFlight(plan.rendersInFlight, deps.fleetSlots?.()) });
 
   const idOf = (chosen: string | undefined) => (chosen && CALLER_ID.test(chosen) ? chosen : deps.newId());
 
@@ -88,7 +73,8 @@ export function admitting(deps: {
     if (!refusal && missing) refusal = errors.planUpgradeRequired(missing);
     const reserves = CONSUMES_QUOTA.has(input.usage) && !input.deferQuota;
     const leaseUnits = leaseQualifies(input, account) ? (input.leaseUnits ?? 0) : 0;
-    return { account, refusal, reserve: reserves, id: idOf(input.admissionId), leaseUnits };
+    const terms: ReservationTerms = { settler: input.settledBy ?? 'job', holds: input.usage === 'render' ? 'render' : 'quota' };
+    return { account, refusal, ...(reserves ? { reserve: terms } : {}), id: idOf(input.admissionId), leaseUnits };
   };
 
   /**
@@ -117,31 +103,9 @@ export function admitting(deps: {
     if (!rateLimit.allowed) return refuse(errors.rateLimited(rateLimit.retryAfterSeconds));
     if (p.refusal) return refuse(p.refusal);
     if (!p.reserve) return p.leaseUnits > 0 ? withLease(state, p, nowMs, rateLimit) : { account: p.account, rateLimit };
-    const reserved = reserve(state, p.id, reservable(plan), holdMs, nowMs);
+    const reserved = reserve(state, p.id, p.reserve, plan, holdMs, nowMs);
     if (reserved.kind !== 'reserved') return refuse(reserveRefusal(reserved));
     return { account: p.account, rateLimit, reservationId: p.id };
-  };
-
-  /**
-   * A request refused only because its account's renders in flight are at the limit, tried again (its
-   * reservation alone: the rate limit counted it already) until a render is settled or slotWaitMs passes.
-   */
-  const awaitSlot = async (accountId: string, p: Pick<Prepared, 'account' | 'id'>, refusal: AppError): Promise<Admitted | AppError> => {
-    const deadline = Date.now() + slotWaitMs;
-    for (let waitMs = SLOT_RETRY_FIRST_MS; Date.now() < deadline; waitMs *= 2) {
-      await new Promise((r) => setTimeout(r, Math.min(waitMs, Math.max(0, deadline - Date.now()))));
-      const nowMs = clock.now().getTime();
-      const plan = limits[p.account.plan];
-      const tried = await change(accountId, (state) => ({
-        reserved: reserve(state, p.id, reservable(plan), holdMs, nowMs),
-        rateLimit: peekRate(state, plan.rateLimitPerMinute, nowMs),
-      })).catch(() => undefined);
-      if (!tried) return refusal;
-      const { reserved, rateLimit } = tried;
-      if (reserved.kind === 'reserved') return { account: p.account, rateLimit, reservationId: p.id };
-      if (reserved.kind !== 'concurrency_limited') return refusal;
-    }
-    return refusal;
   };
 
   /** Decides admissions in order, each exactly as if it came alone; the answer or refusal of each at its position. */
@@ -158,18 +122,12 @@ export function admitting(deps: {
         results[index] = isAppError(err) ? err : errors.internal(err);
       }
     });
-    const mayWait = groups.size === 1 && results.every((r) => r === undefined);
     await Promise.all(
       [...groups].map(async ([accountId, group]) => {
         try {
           const nowMs = clock.now().getTime();
           const decided = await change(accountId, (state) => group.map(({ prepared }) => decide(state, prepared, nowMs)));
-          await Promise.all(
-            group.map(async ({ index, prepared }, i) => {
-              const d = decided[i]!;
-              results[index] = mayWait && d instanceof AppError && d.code === 'concurrency_limited' ? await awaitSlot(accountId, prepared, d) : d;
-            }),
-          );
+          group.forEach(({ index }, i) => (results[index] = decided[i]!));
         } catch (err) {
           for (const { index } of group) results[index] = isAppError(err) ? err : errors.internal(err);
         }
@@ -187,17 +145,14 @@ export function admitting(deps: {
       return result!;
     },
 
-    /** One unit of quota for an admitted account whose admission deferred it; a retried id reserves once. */
-    async reserve(accountId: string, reservationId?: string): Promise<string> {
+    /** One render's unit of quota for an admitted account whose admission deferred it; a retried id reserves once. */
+    async reserve(accountId: string, reservationId?: string, settler: Settler = 'job'): Promise<string> {
       const account = deps.openAccount(accountId);
       const id = idOf(reservationId);
       const nowMs = clock.now().getTime();
-      const decision = await change(accountId, (state) => reserve(state, id, reservable(limits[account.plan]), holdMs, nowMs));
+      const decision = await change(accountId, (state) => reserve(state, id, { settler, holds: 'render' }, limits[account.plan], holdMs, nowMs));
       if (decision.kind === 'reserved') return id;
-      const refusal = reserveRefusal(decision);
-      const waited = decision.kind === 'concurrency_limited' ? await awaitSlot(accountId, { account, id }, refusal) : refusal;
-      if (waited instanceof AppError) throw waited;
-      return id;
+      throw reserveRefusal(decision);
     },
 
     /**

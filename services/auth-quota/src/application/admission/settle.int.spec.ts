@@ -56,9 +56,9 @@ describe('Settling a committed reservation', () => {
         journalRetryMs: 1,
       });
       const limitsOf = { rateLimitPerMinute: 10, monthlyQuota: 10, rendersInFlight: 2 };
-      await limits.change('acct-journal', (s) => reserve(s, 'res-journal-1', limitsOf, 60_000, now));
+      await limits.change('acct-journal', (s) => reserve(s, 'res-journal-1', { settler: 'job', holds: 'render' }, limitsOf, 60_000, now));
 
-      expect(await settle.settle('acct-journal', 'res-journal-1', true)).toBe('committed');
+      expect(await settle.settle('acct-journal', 'res-journal-1', true, 'job')).toBe('committed');
 
       const events = await store.readStream(usageStreamId('acct-journal', monthOf(now)));
       expect(events.map((e) => e.id)).toEqual(['res-journal-1']);
@@ -79,9 +79,9 @@ describe('Settling a committed reservation', () => {
         onJournalError: (err) => reported.push(err),
         journalRetryMs: 1,
       });
-      await limits.change('acct-journal-down', (s) => reserve(s, 'res-journal-2', { rateLimitPerMinute: 10, monthlyQuota: 10, rendersInFlight: 2 }, 60_000, now));
+      await limits.change('acct-journal-down', (s) => reserve(s, 'res-journal-2', { settler: 'job', holds: 'render' }, { rateLimitPerMinute: 10, monthlyQuota: 10, rendersInFlight: 2 }, 60_000, now));
 
-      expect(await settle.settle('acct-journal-down', 'res-journal-2', true)).toBe('committed');
+      expect(await settle.settle('acct-journal-down', 'res-journal-2', true, 'job')).toBe('committed');
 
       expect(reported).toHaveLength(1);
       expect(await store.readStream(usageStreamId('acct-journal-down', monthOf(now)))).toEqual([]);

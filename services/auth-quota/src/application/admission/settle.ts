@@ -1,4 +1,4 @@
-import { restoreUsage, settle, type SettleResult } from '../../domain/limits/account-limits.js';
+import { restoreUsage, settle, type SettleResult, type Settler } from '../../domain/limits/account-limits.js';
 import type { Clock, UsageJournal } from '../ports.js';
 import type { LimitsAccess } from './limits-access.js';
 
@@ -35,14 +35,15 @@ export function settling(deps: {
 
   return {
     /**
-     * Settles a reservation from its render's outcome: committed (and journaled) on success, released
-     * otherwise. Repeating a settlement changes nothing; an unknown reservation is reported to the caller.
+     * Ends a reservation as told by `by` (its render job's outcome, or its holder's answer), when `by` is
+     * the settler it was recorded with: committed (and journaled) on success, released otherwise.
+     * Repeating a settlement changes nothing; an unknown reservation is reported to the caller.
      */
-    async settle(accountId: string, reservationId: string, succeeded: boolean): Promise<SettleResult> {
+    async settle(accountId: string, reservationId: string, succeeded: boolean, by: Settler): Promise<SettleResult> {
       const nowMs = deps.clock.now().getTime();
       const { result, month } = await change(accountId, (state) => {
-        const reservedIn = state.open[reservationId]?.month;
-        return { result: settle(state, reservationId, succeeded, nowMs), month: reservedIn };
+        const reservedIn = Object.hasOwn(state.open, reservationId) ? state.open[reservationId]!.month : undefined;
+        return { result: settle(state, reservationId, succeeded, by, nowMs), month: reservedIn };
       });
       if (result === 'committed' && month) await journal(accountId, month, reservationId);
       return result;

@@ -1,5 +1,5 @@
 import type { OpenAccountState } from '../../domain/account/account.js';
-import type { QuotaUsage, RateDecision } from '../../domain/limits/account-limits.js';
+import type { QuotaUsage, RateDecision, Settler } from '../../domain/limits/account-limits.js';
 
 /** What a request does, which decides what it costs. */
 export type Usage = 'render' | 'task_create' | 'task_other' | 'read';
@@ -20,6 +20,8 @@ export interface AdmitInput {
   admissionId?: string;
   /** Units of a rate lease the caller (an edge) asks for, to admit later requests like this one itself. */
   leaseUnits?: number;
+  /** Who ends the reservation this admission makes (default `job`: its render job's outcome). */
+  settledBy?: Settler;
 }
 
 /**

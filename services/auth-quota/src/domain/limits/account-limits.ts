@@ -5,9 +5,28 @@ import { RATE_LEASE_LIFE_MS } from '@app/admission-client';
  * change of this value; the store applies it by compare-and-set, so decisions made by any replica are
  * exact whatever the concurrency. Open reservations are the account's renders in flight.
  */
+/**
+ * Who ends a reservation: `job` (the render job carrying it: its outcome settles it) or `answer` (its holder,
+ * when it has answered its caller or the caller is gone: a synchronous render, a task created).
+ */
+export type Settler = 'answer' | 'job';
+
+/** What a reservation holds: a render (one of the account's renders in flight) or only a unit of quota (a task created). */
+export type Holds = 'render' | 'quota';
+
 export interface OpenReservation {
   month: string;
   expiresAtMs: number;
+  /** Absent in values stored before reservations said who ends them: `job`. */
+  settler?: Settler;
+  /** Absent: `render`. */
+  holds?: Holds;
+}
+
+/** How a reservation is asked for: who ends it and what it holds. */
+export interface ReservationTerms {
+  settler: Settler;
+  holds: Holds;
 }
 
 /**
@@ -61,7 +80,8 @@ export type ReserveDecision =
   | { kind: 'quota_exceeded'; retryAfterSeconds: number }
   | { kind: 'concurrency_limited'; limit: number; retryAfterSeconds: number };
 
-export type SettleResult = 'committed' | 'released' | 'repeated' | 'unknown';
+/** `ignored`: the end told by one who does not settle the reservation (a job's outcome of a reservation its holder ends). */
+export type SettleResult = 'committed' | 'released' | 'repeated' | 'unknown' | 'ignored';
 
 /** Units of the current window granted to a lease's holder, and how long it may spend them. */
 export interface LeaseGrant {
@@ -203,26 +223,32 @@ export function quotaUsage(state: LimitsState, quota: number, nowMs: number): Qu
   return { quota, used, reserved, remaining: Math.max(0, quota - used - reserved), resetUnix: monthEndUnix(nowMs) };
 }
 
+const isRender = (r: OpenReservation) => (r.holds ?? 'render') === 'render';
+
+/** The account's renders in flight: its open reservations that hold a render. */
 export const inFlight = (state: LimitsState, nowMs: number) =>
-  Object.values(state.open).filter((r) => r.expiresAtMs > nowMs).length;
+  Object.values(state.open).filter((r) => r.expiresAtMs > nowMs && isRender(r)).length;
 
 /**
- * Holds one unit of the month's quota for render `id` until it is settled or `holdMs` passes. The quota
- * is checked first (a used-up month is the lasting answer), then the renders in flight. Reserving an id
- * that is open already (the same admission retried on another replica) holds nothing more.
+ * Holds one unit of the month's quota for `id` until its settler ends it (or `holdMs` passes: a holder
+ * lost with its process). The quota is checked first (a used-up month is the lasting answer), then, for a
+ * render, the renders in flight; a reservation that holds only quota (a task created) is never refused
+ * for renders in flight. Reserving an id that is open already (the same admission retried on another
+ * replica) holds nothing more.
  */
-export function reserve(state: LimitsState, id: string, limits: AccountLimits, holdMs: number, nowMs: number): ReserveDecision {
+export function reserve(state: LimitsState, id: string, terms: ReservationTerms, limits: AccountLimits, holdMs: number, nowMs: number): ReserveDecision {
   expireHolds(state, nowMs);
   if (isOpen(state, id)) return { kind: 'reserved' };
   const month = monthOf(nowMs);
   if ((state.used[month] ?? 0) + openIn(state, month) >= limits.monthlyQuota) {
     return { kind: 'quota_exceeded', retryAfterSeconds: Math.max(1, monthEndUnix(nowMs) - Math.floor(nowMs / 1000)) };
   }
-  if (Object.keys(state.open).length >= limits.rendersInFlight) {
+  if (terms.holds === 'render' && inFlight(state, nowMs) >= limits.rendersInFlight) {
     return { kind: 'concurrency_limited', limit: limits.rendersInFlight, retryAfterSeconds: CONCURRENCY_RETRY_SECONDS };
   }
+  const value: OpenReservation = { month, expiresAtMs: nowMs + holdMs, settler: terms.settler, holds: terms.holds };
   // Defined, not assigned: an own property whatever the id is (even `__proto__`).
-  Object.defineProperty(state.open, id, { value: { month, expiresAtMs: nowMs + holdMs }, enumerable: true, writable: true, configurable: true });
+  Object.defineProperty(state.open, id, { value, enumerable: true, writable: true, configurable: true });
   return { kind: 'reserved' };
 }
 
@@ -230,13 +256,17 @@ export function reserve(state: LimitsState, id: string, limits: AccountLimits, h
 export const isOpen = (state: LimitsState, id: string) => Object.hasOwn(state.open, id);
 
 /**
- * Settles reservation `id` from its render's outcome: a success becomes usage of the month it was
- * reserved in, anything else gives the unit back. A repeated settlement changes nothing.
+ * Ends reservation `id` as told by `by`, when `by` is its settler: a success becomes usage of the month it
+ * was reserved in, anything else gives the unit back. A job's outcome never ends a reservation its holder
+ * ends (`ignored`); a holder ends a job's reservation only to release it (no job carries it), never to
+ * commit it. A repeated settlement changes nothing.
  */
-export function settle(state: LimitsState, id: string, succeeded: boolean, nowMs: number): SettleResult {
+export function settle(state: LimitsState, id: string, succeeded: boolean, by: Settler, nowMs: number): SettleResult {
   expireHolds(state, nowMs);
   const r = Object.hasOwn(state.open, id) ? state.open[id] : undefined;
   if (!r) return state.settled.includes(id) ? 'repeated' : 'unknown';
+  const settler = r.settler ?? 'job';
+  if (by !== settler && (by === 'job' || succeeded)) return 'ignored';
   delete state.open[id];
   remember(state, id);
   if (!succeeded) return 'released';

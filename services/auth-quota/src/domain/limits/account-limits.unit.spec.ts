@@ -7,6 +7,7 @@ import {
   grantLease,
   inFlight,
   isOpen,
+  monthOf,
   peekRate,
   quotaUsage,
   reserve,
@@ -15,11 +16,14 @@ import {
   settle,
   takeRate,
   type LimitsState,
+  type ReservationTerms,
 } from './account-limits.js';
 
 const t0 = Date.UTC(2026, 10, 23, 10, 0, 0);
 const limits = { rateLimitPerMinute: 3, monthlyQuota: 3, rendersInFlight: 2 };
 const HOLD = 60_000;
+const JOB_RENDER: ReservationTerms = { settler: 'job', holds: 'render' };
+const ANSWER_RENDER: ReservationTerms = { settler: 'answer', holds: 'render' };
 
 describe('Account limits', () => {
   describe('When L requests were taken this minute', () => {
@@ -184,28 +188,28 @@ describe('Account limits', () => {
   describe('When renders are reserved', () => {
     it('should hold at most the plan’s renders in flight, then refuse with concurrency_limited', () => {
       const s = emptyLimits();
-      expect(reserve(s, 'r1', limits, HOLD, t0).kind).toBe('reserved');
-      expect(reserve(s, 'r2', limits, HOLD, t0).kind).toBe('reserved');
-      expect(reserve(s, 'r3', limits, HOLD, t0)).toMatchObject({ kind: 'concurrency_limited', limit: 2 });
+      expect(reserve(s, 'r1', JOB_RENDER, limits, HOLD, t0).kind).toBe('reserved');
+      expect(reserve(s, 'r2', JOB_RENDER, limits, HOLD, t0).kind).toBe('reserved');
+      expect(reserve(s, 'r3', JOB_RENDER, limits, HOLD, t0)).toMatchObject({ kind: 'concurrency_limited', limit: 2 });
       expect(inFlight(s, t0)).toBe(2);
-      settle(s, 'r1', true, t0);
-      expect(reserve(s, 'r3', limits, HOLD, t0).kind).toBe('reserved');
+      settle(s, 'r1', true, 'job', t0);
+      expect(reserve(s, 'r3', JOB_RENDER, limits, HOLD, t0).kind).toBe('reserved');
     });
 
     it('should never let reservations and usage exceed the quota, quota_exceeded first', () => {
       const s = emptyLimits();
       const wide = { ...limits, rendersInFlight: 10 };
-      for (const id of ['a', 'b', 'c']) expect(reserve(s, id, wide, HOLD, t0).kind).toBe('reserved');
-      expect(reserve(s, 'd', wide, HOLD, t0).kind).toBe('quota_exceeded');
-      expect(settle(s, 'a', false, t0)).toBe('released');
-      expect(reserve(s, 'd', wide, HOLD, t0).kind).toBe('reserved');
+      for (const id of ['a', 'b', 'c']) expect(reserve(s, id, JOB_RENDER, wide, HOLD, t0).kind).toBe('reserved');
+      expect(reserve(s, 'd', JOB_RENDER, wide, HOLD, t0).kind).toBe('quota_exceeded');
+      expect(settle(s, 'a', false, 'job', t0)).toBe('released');
+      expect(reserve(s, 'd', JOB_RENDER, wide, HOLD, t0).kind).toBe('reserved');
       expect(quotaUsage(s, 3, t0)).toMatchObject({ used: 0, reserved: 3, remaining: 0 });
     });
 
     it('should hold nothing more when the same id is reserved again (a retried admission)', () => {
       const s = emptyLimits();
-      reserve(s, 'r1', limits, HOLD, t0);
-      expect(reserve(s, 'r1', limits, HOLD, t0).kind).toBe('reserved');
+      reserve(s, 'r1', JOB_RENDER, limits, HOLD, t0);
+      expect(reserve(s, 'r1', JOB_RENDER, limits, HOLD, t0).kind).toBe('reserved');
       expect(inFlight(s, t0)).toBe(1);
     });
 
@@ -213,42 +217,85 @@ describe('Account limits', () => {
       const s = emptyLimits();
       for (const id of ['constructor', 'toString', '__proto__']) {
         expect(isOpen(s, id)).toBe(false);
-        expect(reserve(s, id, { ...limits, rendersInFlight: 10 }, HOLD, t0).kind).toBe('reserved');
+        expect(reserve(s, id, JOB_RENDER, { ...limits, rendersInFlight: 10 }, HOLD, t0).kind).toBe('reserved');
         expect(isOpen(s, id)).toBe(true);
       }
       expect(inFlight(s, t0)).toBe(3);
-      expect(settle(s, 'valueOf', true, t0)).toBe('unknown');
+      expect(settle(s, 'valueOf', true, 'job', t0)).toBe('unknown');
     });
   });
 
   describe('When a reservation is settled', () => {
     it('should commit on success once, and recognise a repeat', () => {
       const s = emptyLimits();
-      reserve(s, 'r1', limits, HOLD, t0);
-      expect(settle(s, 'r1', true, t0)).toBe('committed');
-      expect(settle(s, 'r1', true, t0)).toBe('repeated');
-      expect(settle(s, 'r1', false, t0)).toBe('repeated');
+      reserve(s, 'r1', JOB_RENDER, limits, HOLD, t0);
+      expect(settle(s, 'r1', true, 'job', t0)).toBe('committed');
+      expect(settle(s, 'r1', true, 'job', t0)).toBe('repeated');
+      expect(settle(s, 'r1', false, 'job', t0)).toBe('repeated');
       expect(quotaUsage(s, 3, t0)).toMatchObject({ used: 1, reserved: 0, remaining: 2 });
     });
 
     it('should call a reservation it never held unknown', () => {
-      expect(settle(emptyLimits(), 'nobody', true, t0)).toBe('unknown');
+      expect(settle(emptyLimits(), 'nobody', true, 'job', t0)).toBe('unknown');
     });
 
     it('should release it when its hold is over, and count a late outcome as a repeat', () => {
       const s = emptyLimits();
-      reserve(s, 'r1', limits, HOLD, t0);
+      reserve(s, 'r1', JOB_RENDER, limits, HOLD, t0);
       expect(inFlight(s, t0 + HOLD)).toBe(0);
-      expect(settle(s, 'r1', true, t0 + HOLD + 1)).toBe('repeated');
+      expect(settle(s, 'r1', true, 'job', t0 + HOLD + 1)).toBe('repeated');
       expect(quotaUsage(s, 3, t0 + HOLD + 1)).toMatchObject({ used: 0, reserved: 0, remaining: 3 });
     });
 
     it('should count usage in the month it was reserved in', () => {
       const s = emptyLimits();
       const lastMinute = Date.UTC(2026, 10, 30, 23, 59, 59);
-      reserve(s, 'r1', limits, HOLD, lastMinute);
-      settle(s, 'r1', true, lastMinute + 5_000);
+      reserve(s, 'r1', JOB_RENDER, limits, HOLD, lastMinute);
+      settle(s, 'r1', true, 'job', lastMinute + 5_000);
       expect(s.used).toEqual({ '2026-11': 1 });
+    });
+  });
+
+  describe('When a reservation says who ends it', () => {
+    it("should leave a reservation its holder ends to the holder: a job's outcome is ignored, the holder's answer settles it", () => {
+      const s = emptyLimits();
+      reserve(s, 'sync', ANSWER_RENDER, limits, HOLD, t0);
+      expect(settle(s, 'sync', true, 'job', t0)).toBe('ignored');
+      expect(settle(s, 'sync', false, 'job', t0)).toBe('ignored');
+      expect(inFlight(s, t0)).toBe(1);
+      expect(settle(s, 'sync', false, 'answer', t0)).toBe('released');
+      expect(quotaUsage(s, 3, t0)).toMatchObject({ used: 0, reserved: 0 });
+      expect(settle(s, 'sync', true, 'job', t0)).toBe('repeated');
+    });
+
+    it("should let a job's holder release it (no job carries it) but never commit it", () => {
+      const s = emptyLimits();
+      reserve(s, 'async', JOB_RENDER, limits, HOLD, t0);
+      expect(settle(s, 'async', true, 'answer', t0)).toBe('ignored');
+      expect(settle(s, 'async', true, 'job', t0)).toBe('committed');
+      reserve(s, 'never-published', JOB_RENDER, limits, HOLD, t0);
+      expect(settle(s, 'never-published', false, 'answer', t0)).toBe('released');
+    });
+
+    it('should settle a reservation stored before settlers existed as a job’s', () => {
+      const s = emptyLimits();
+      s.open.old = { month: monthOf(t0), expiresAtMs: t0 + HOLD };
+      expect(settle(s, 'old', true, 'answer', t0)).toBe('ignored');
+      expect(settle(s, 'old', true, 'job', t0)).toBe('committed');
+    });
+  });
+
+  describe('When a reservation holds only quota (a task created)', () => {
+    it('should reserve it with every render slot of the account taken, and not count it as a render in flight', () => {
+      const s = emptyLimits();
+      const wide = { ...limits, monthlyQuota: 10 };
+      reserve(s, 'r1', JOB_RENDER, wide, HOLD, t0);
+      reserve(s, 'r2', JOB_RENDER, wide, HOLD, t0);
+      expect(reserve(s, 'r3', JOB_RENDER, wide, HOLD, t0).kind).toBe('concurrency_limited');
+      expect(reserve(s, 'task', { settler: 'answer', holds: 'quota' }, wide, HOLD, t0).kind).toBe('reserved');
+      expect(inFlight(s, t0)).toBe(2);
+      expect(quotaUsage(s, 10, t0)).toMatchObject({ reserved: 3 });
+      expect(reserve(s, 'r3', JOB_RENDER, wide, HOLD, t0).kind).toBe('concurrency_limited');
     });
   });
 

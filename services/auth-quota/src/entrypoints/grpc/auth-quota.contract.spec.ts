@@ -36,7 +36,6 @@ const configOf = (env: Record<string, string> = {}) =>
   });
 const logger = createLogger('auth-quota-test', { level: 'silent' });
 
-/** What a renderer publishes when the render of a reserved job ends. */
 /** A render job's outcome, as its renderer announces it (an async render's by default: its job settles it). */
 const renderFinished = async (accountId: string, reservationId: string, status: 'succeeded' | 'failed', origin: RenderOrigin = 'async') => {
   const event = RenderFinished.fromPartial({
@@ -60,7 +59,7 @@ const codeOf = async (p: Promise<unknown>) => {
   return 'no error';
 };
 
-type AdmitExtra = Partial<{ usage: string; features: string[]; defer_quota: boolean; lease_units: number; signature: string; signed_query: string }>;
+type AdmitExtra = Partial<{ usage: string; features: string[]; defer_quota: boolean; lease_units: number; signature: string; signed_query: string; settled_by: string }>;
 
 const admit = (accessKey: string, extra: AdmitExtra = {}) =>
   callUnary(client, client.admitRequest, {
@@ -72,6 +71,7 @@ const admit = (accessKey: string, extra: AdmitExtra = {}) =>
     signed_query: extra.signed_query ?? '',
     body: Buffer.alloc(0),
     lease_units: extra.lease_units,
+    settled_by: extra.settled_by,
   });
 
 /** A render an edge may answer from its cache, asking for a rate lease of `units`. */
@@ -164,25 +164,42 @@ describe('AuthQuotaService over gRPC', () => {
     });
   });
 
-  describe('When a synchronous render succeeds after the edge answered its caller with an error', () => {
-    it("should settle from the edge's answer: released, whatever the renderer reports", async () => {
+  describe('When a reservation is settled by its answer (a synchronous render)', () => {
+    const endReservation = (account_id: string, reservation_id: string, succeeded: boolean) =>
+      callUnary(client, client.endReservation, { account_id, reservation_id, succeeded });
+
+    it("should ignore its job's outcome and end it when its holder says, released before EndReservation returns", async () => {
       const created = await callUnary(client, client.createAccount, { name: 'S', plan: 'free' });
       const accountId = created.account!.account_id;
-      const first = await admit(created.access_key);
+      const first = await admit(created.access_key, { settled_by: 'answer' });
       await renderFinished(accountId, first.reservation_id!, 'succeeded', 'sync');
-      await announceReservationEnded(jetstream(nc), { accountId, reservationId: first.reservation_id!, succeeded: false, origin: 'api' });
-      await until(async () => (await usageOf(accountId)).renders_in_flight === 0, 10_000, 'the settlement');
-      expect(await usageOf(accountId)).toMatchObject({ used: 0 });
+      const other = await admit(created.access_key, { settled_by: 'answer' });
+      // The job's outcome came before the second admission was decided: it was read (or is ignored).
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await usageOf(accountId)).toMatchObject({ used: 0, renders_in_flight: 2 });
+      expect(await endReservation(accountId, first.reservation_id!, false)).toEqual({ result: 'released' });
+      expect(await usageOf(accountId)).toMatchObject({ used: 0, renders_in_flight: 1 });
+      expect(await endReservation(accountId, first.reservation_id!, true)).toEqual({ result: 'repeated' });
+      expect(await endReservation(accountId, other.reservation_id!, true)).toEqual({ result: 'committed' });
+      expect(await usageOf(accountId)).toMatchObject({ used: 1, renders_in_flight: 0 });
     });
 
-    it('should charge one the edge answered with its result, once', async () => {
+    it('should take the end its holder announced on the bus when it could not call (auth-quota unreachable)', async () => {
       const created = await callUnary(client, client.createAccount, { name: 'T', plan: 'free' });
       const accountId = created.account!.account_id;
-      const first = await admit(created.access_key);
-      await renderFinished(accountId, first.reservation_id!, 'succeeded', 'sync');
+      const first = await admit(created.access_key, { settled_by: 'answer' });
       await announceReservationEnded(jetstream(nc), { accountId, reservationId: first.reservation_id!, succeeded: true, origin: 'api' });
       await until(async () => (await usageOf(accountId)).renders_in_flight === 0, 10_000, 'the settlement');
       expect(await usageOf(accountId)).toMatchObject({ used: 1 });
+    });
+
+    it("should never let a holder commit a job's reservation, only release it (no job carries it)", async () => {
+      const created = await callUnary(client, client.createAccount, { name: 'U', plan: 'free' });
+      const accountId = created.account!.account_id;
+      const byJob = await admit(created.access_key);
+      expect(await endReservation(accountId, byJob.reservation_id!, true)).toEqual({ result: 'ignored' });
+      expect(await endReservation(accountId, byJob.reservation_id!, false)).toEqual({ result: 'released' });
+      expect(await usageOf(accountId)).toMatchObject({ used: 0, renders_in_flight: 0 });
     });
   });
 
@@ -226,30 +243,17 @@ describe('AuthQuotaService over gRPC', () => {
       expect((await admit(created.access_key)).reservation_id).toBeTruthy();
     });
 
-    it('should admit one asked for just before a render in flight is settled (its client already has the answer)', async () => {
+    it('should still admit a task created (it holds quota, not a render) and never count it in flight', async () => {
       const created = await callUnary(client, client.createAccount, { name: 'G', plan: 'growth' });
       const accountId = created.account!.account_id;
-      const first = await admit(created.access_key);
       await admit(created.access_key);
-      const next = admit(created.access_key);
-      await new Promise((r) => setTimeout(r, 100));
-      await renderFinished(accountId, first.reservation_id!, 'succeeded');
-      expect((await next).reservation_id).toBeTruthy();
+      await admit(created.access_key);
+      expect(await codeOf(admit(created.access_key))).toBe('concurrency_limited');
+      const task = await admit(created.access_key, { usage: 'task_create', settled_by: 'answer' });
+      expect(task.reservation_id).toBeTruthy();
+      expect(await usageOf(accountId)).toMatchObject({ renders_in_flight: 2 });
+      await callUnary(client, client.endReservation, { account_id: accountId, reservation_id: task.reservation_id!, succeeded: true });
       expect(await usageOf(accountId)).toMatchObject({ renders_in_flight: 2, used: 1 });
-    });
-
-    it("should not wait for a slot in a batch holding another account's admission: that one is answered at once", async () => {
-      const busy = await callUnary(client, client.createAccount, { name: 'H', plan: 'growth' });
-      const other = await callUnary(client, client.createAccount, { name: 'J', plan: 'growth' });
-      const first = await admit(busy.access_key);
-      await admit(busy.access_key);
-      const request = (access_key: string) => ({ access_key, usage: 'render', features: [], signed_query: '', body: Buffer.alloc(0) });
-      const batch = callUnary(client, client.admitRequests, { requests: [request(busy.access_key), request(other.access_key)] });
-      // A slot of the busy account frees while a waiting batch would still be waiting.
-      const settling = new Promise((r) => setTimeout(r, 300)).then(() => renderFinished(busy.account!.account_id, first.reservation_id!, 'succeeded'));
-      const { outcomes } = await batch;
-      await settling;
-      expect(outcomes.map((o) => (o.result?.$case === 'admitted' ? 'ok' : o.result?.value.code))).toEqual(['concurrency_limited', 'ok']);
     });
   });
 

@@ -13,11 +13,13 @@ import type {
 } from '@app/proto/authquota';
 import type { OpenAccountState } from '../../domain/account/account.js';
 import { isPlan, type Plan } from '../../domain/account/plans.js';
-import type { RateDecision } from '../../domain/limits/account-limits.js';
+import type { RateDecision, Settler } from '../../domain/limits/account-limits.js';
 import type { AccountAdmin } from '../../application/account-admin.js';
 import type { AdmitInput, Admitted, Admission, RateLease, Usage } from '../../application/admission.js';
 
 const USAGES: ReadonlySet<string> = new Set(['render', 'task_create', 'task_other', 'read']);
+/** An account id as accounts are named (settlements naming anything else are refused before the store is read). */
+const ACCOUNT_ID = /^[A-Za-z0-9_-]{1,100}$/;
 
 const toAccount = (a: OpenAccountState): AccountMessage => ({
   account_id: a.accountId,
@@ -77,6 +79,12 @@ export function authQuotaService(deps: {
       }
     }, logger);
 
+  const settlerOf = (settledBy: string | undefined): Settler => {
+    if (settledBy === undefined || settledBy === '') return 'job';
+    if (settledBy === 'job' || settledBy === 'answer') return settledBy;
+    throw new AppError('invalid_parameter', `Unknown settled_by "${settledBy}".`);
+  };
+
   const inputOf = (req: AdmitRequestRequest): AdmitInput => {
     if (!USAGES.has(req.usage)) throw new AppError('invalid_parameter', `Unknown usage "${req.usage}".`);
     return {
@@ -91,6 +99,7 @@ export function authQuotaService(deps: {
       body: req.body,
       admissionId: req.admission_id,
       leaseUnits: req.lease_units,
+      settledBy: settlerOf(req.settled_by),
     };
   };
 
@@ -144,7 +153,12 @@ export function authQuotaService(deps: {
 
     admitRequests: h(async (req) => ({ outcomes: await admitAll(req.requests) })),
 
-    reserveQuota: h(async (req) => ({ reservation_id: await admission.reserve(req.account_id, req.reservation_id) })),
+    reserveQuota: h(async (req) => ({ reservation_id: await admission.reserve(req.account_id, req.reservation_id, settlerOf(req.settled_by)) })),
+
+    endReservation: h(async (req) => {
+      if (!ACCOUNT_ID.test(req.account_id)) throw new AppError('invalid_parameter', 'Unknown account_id.');
+      return { result: await admission.settle(req.account_id, req.reservation_id, req.succeeded, 'answer') };
+    }),
 
     getUsage: h(async (req) => {
       const { usage, rateLimit, renders } = await admission.usage(req.account_id);
