@@ -3,6 +3,10 @@ import { ERROR_CODES, type ErrorCode } from './codes.js';
 export interface ParameterProblem {
   parameter: string;
   message: string;
+  /** host_returned_error: the HTTP status the page's main document answered. */
+  returned_status_code?: number | undefined;
+  /** content_contains_specified_string / content_missing_specified_string: the string at fault. */
+  matched_string?: string | undefined;
 }
 
 /** Rate limit state of the account, when the request got that far (X-RateLimit-* headers). */

@@ -70,6 +70,10 @@ export const ERROR_CODES = {
   concurrency_limited: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, ack: 'nak' },
   header_too_large: { http: 431, grpc: GrpcStatus.INVALID_ARGUMENT, ack: 'term' },
   host_returned_error: { http: 500, grpc: GrpcStatus.FAILED_PRECONDITION, ack: 'ack' },
+  /** fail_if_content_contains found one of its strings in the page's visible text. */
+  content_contains_specified_string: { http: 500, grpc: GrpcStatus.FAILED_PRECONDITION, ack: 'ack' },
+  /** fail_if_content_missing did not find one of its strings in the page's visible text. */
+  content_missing_specified_string: { http: 500, grpc: GrpcStatus.FAILED_PRECONDITION, ack: 'ack' },
   render_failed: { http: 500, grpc: GrpcStatus.INTERNAL, ack: 'ack' },
   render_timeout: { http: 500, grpc: GrpcStatus.DEADLINE_EXCEEDED, ack: 'ack' },
   internal_error: { http: 500, grpc: GrpcStatus.INTERNAL, ack: 'nak' },

@@ -32,8 +32,17 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, { meaning: string; retry: str
   concurrency_limited: { meaning: "The plan's renders in flight are all running.", retry: 'After `Retry-After` seconds.' },
   header_too_large: { meaning: 'The request headers are too large.', retry: 'No.' },
   host_returned_error: {
-    meaning: "Reserved for a page whose error answer cannot be rendered; today a page's error status is rendered like any page (`metadata_status` reports it).",
+    meaning:
+      "The page's main document answered a status listed in `fail_on_status`; `details[0].returned_status_code` is that status. Not charged. (Without `fail_on_status` an error page is rendered like any page; `metadata_status` reports its status.)",
     retry: 'When the page answers.',
+  },
+  content_contains_specified_string: {
+    meaning: "The page's visible text contains a string of `fail_if_content_contains` (case-insensitive); `details[0].matched_string` is that string. Not charged.",
+    retry: 'When the page no longer shows it.',
+  },
+  content_missing_specified_string: {
+    meaning: "The page's visible text lacks a string of `fail_if_content_missing` (case-insensitive); `details[0].matched_string` is that string. Not charged.",
+    retry: 'When the page shows it.',
   },
   render_failed: { meaning: 'The render failed (the page crashed the browser tab, say); no internals are shown.', retry: 'Perhaps.' },
   render_timeout: { meaning: 'The render took longer than `timeout`.', retry: 'With a longer `timeout`, or later.' },

@@ -3,6 +3,7 @@ import type { Page, PaperFormat, PDFOptions } from 'puppeteer-core';
 import { ValidationError } from '@app/errors';
 import type { RenderParams } from '@app/proto/render';
 import type { Countdown } from './countdown.js';
+import { pdfLayoutOptions, pdfPrintError } from './pdf-layout.js';
 import { clipOf } from './screenshot.js';
 import { toBuffer } from './to-buffer.js';
 import type { Artifact } from './types.js';
@@ -29,8 +30,12 @@ export function pdfOptions(params: RenderParams, timeoutMs: number): PDFOptions 
     printBackground: params.pdf_print_background ?? false,
     timeout: timeoutMs,
   };
-  if (!clip) return { format: paperFormat(params.pdf_paper_format), ...base };
-  return { ...base, landscape: false, width: `${clip.width}px`, height: `${clip.height}px`, pageRanges: '1' };
+  if (!clip) {
+    const layout = pdfLayoutOptions(params);
+    // pdf_width / pdf_height stand instead of the paper format.
+    return layout.width === undefined ? { format: paperFormat(params.pdf_paper_format), ...base, ...layout } : { ...base, ...layout };
+  }
+  return { ...base, ...pdfLayoutOptions(params), landscape: false, width: `${clip.width}px`, height: `${clip.height}px`, pageRanges: '1' };
 }
 
 /** Shifts the page so the clip's top-left corner is the paper's (a constructed sheet: CSP does not stop it). */
@@ -50,6 +55,9 @@ async function shiftToClip(page: Page, x: number, y: number): Promise<void> {
 export async function printPdf(page: Page, params: RenderParams, clock: Countdown): Promise<Artifact> {
   const clip = clipOf(params);
   if (clip) await shiftToClip(page, clip.x, clip.y);
-  const bytes = await page.pdf(pdfOptions(params, clock.remainingMs()));
+  const options = pdfOptions(params, clock.remainingMs());
+  const bytes = await page.pdf(options).catch((err: unknown) => {
+    throw pdfPrintError(err, params);
+  });
   return { body: toBuffer(bytes), contentType: 'application/pdf', extension: 'pdf' };
 }

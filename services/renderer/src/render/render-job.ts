@@ -4,6 +4,7 @@ import type { RenderParams } from '@app/proto/render';
 import { recordingAllowanceMs } from '@app/render-params';
 import { countdown, type Countdown } from './countdown.js';
 import { gpuHeader, type GpuSupport } from './gpu.js';
+import { failOnContent, failOnStatus } from './honest-failures.js';
 import { metadataHeaders } from './metadata.js';
 import { navigate } from './navigate.js';
 import { setupPage } from './page-setup.js';
@@ -94,7 +95,9 @@ export async function renderJob(
         // Started with the viewport set, so what it starts (an encoder) gets ready while the page loads.
         if (!ended) production = PRODUCERS[operation](page, params, env);
         const loaded = await navigate(page, params, loading);
+        failOnStatus(params, loaded.status);
         await prepare(page, operation, params, loading);
+        await failOnContent(page, params);
         return loaded;
       })(),
     );

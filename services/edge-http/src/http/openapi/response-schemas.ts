@@ -15,9 +15,16 @@ export const ErrorBody = z
     message: z.string().describe('What went wrong, naming the parameter and the rule broken.'),
     code: z.enum(Object.keys(ERROR_CODES) as [string, ...string[]]).describe('Stable machine-readable code (never renamed).'),
     details: z
-      .array(z.looseObject({ parameter: z.string(), message: z.string() }))
+      .array(
+        z.looseObject({
+          parameter: z.string(),
+          message: z.string(),
+          returned_status_code: z.number().int().optional().describe("host_returned_error: the status the page's main document answered."),
+          matched_string: z.string().optional().describe('content_contains_specified_string, content_missing_specified_string: the string at fault.'),
+        }),
+      )
       .optional()
-      .describe('Every bad parameter, for 400s about parameters.'),
+      .describe('Every bad parameter, for 400s about parameters; for a failure asked for by fail_on_status or fail_if_content_*, the parameter and what met it.'),
   })
   .meta({ id: 'Error', description: 'Every error answer has this body.' });
 
