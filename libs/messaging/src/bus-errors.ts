@@ -1,4 +1,4 @@
-import { JetStreamApiError } from '@nats-io/jetstream';
+import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 
 /**
  * Errors of a bus that is not there for a moment, rather than of a bad request: the connection is down or
@@ -22,4 +22,12 @@ export function isBusUnavailable(err: unknown, depth = 0): boolean {
   if (TRANSIENT.has(err.name)) return true;
   if (err instanceof JetStreamApiError && err.status === 503) return true;
   return isBusUnavailable(err.cause, depth + 1);
+}
+
+/** JetStream's codes when a conditional write named a revision the entry has moved past (a KV compare-and-set lost). */
+const WRONG_REVISION: ReadonlySet<number> = new Set([JetStreamApiCodes.StreamWrongLastSequence, JetStreamApiCodes.StreamWrongLastSequenceUnknown]);
+
+/** True when `err` says a compare-and-set write lost to another writer: read again and decide again. */
+export function isWrongRevision(err: unknown): boolean {
+  return err instanceof JetStreamApiError && WRONG_REVISION.has(err.code);
 }

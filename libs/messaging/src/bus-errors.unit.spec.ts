@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { JetStreamApiError, JetStreamError } from '@nats-io/jetstream';
 import { errors } from '@nats-io/transport-node';
-import { isBusUnavailable } from './bus-errors.js';
+import { isBusUnavailable, isWrongRevision } from './bus-errors.js';
 
 describe('Whether an error says the bus is unavailable for now', () => {
   describe('When a stream has no leader for a moment (an election on a cluster)', () => {
@@ -28,6 +28,15 @@ describe('Whether an error says the bus is unavailable for now', () => {
       expect(isBusUnavailable(new JetStreamError('invalid ack response'))).toBe(false);
       expect(isBusUnavailable(new TypeError('x is undefined'))).toBe(false);
       expect(isBusUnavailable('not an error')).toBe(false);
+    });
+  });
+
+  describe('When a compare-and-set write lost to another writer', () => {
+    it('should be a wrong revision, told apart by its JetStream code, and no other error should be', () => {
+      expect(isWrongRevision(new JetStreamApiError({ code: 400, err_code: 10071, description: 'wrong last sequence: 4' }))).toBe(true);
+      expect(isWrongRevision(new JetStreamApiError({ code: 400, err_code: 10164, description: 'wrong last sequence: unknown' }))).toBe(true);
+      expect(isWrongRevision(new JetStreamApiError({ code: 503, err_code: 10008, description: 'JetStream system temporarily unavailable' }))).toBe(false);
+      expect(isWrongRevision(new Error('wrong last sequence: 4'))).toBe(false);
     });
   });
 });

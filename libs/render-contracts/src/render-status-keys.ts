@@ -29,6 +29,11 @@ export interface WebhookState {
   lastError?: string | undefined;
   lastAttemptUnixMs?: number | undefined;
   nextAttemptUnixMs?: number | undefined;
+  /**
+   * A dispatcher claimed the next attempt and is sending it until this instant: another replica given the
+   * same delivery meanwhile (a redelivery, a duplicate event) does not send it too.
+   */
+  sendingUntilUnixMs?: number | undefined;
 }
 
 const STATES: ReadonlySet<string> = new Set<WebhookState['state']>(['pending', 'delivered', 'failed']);
@@ -44,6 +49,7 @@ export function encodeWebhookState(state: WebhookState): Uint8Array {
     last_error: state.lastError,
     last_attempt_unix_ms: state.lastAttemptUnixMs,
     next_attempt_unix_ms: state.nextAttemptUnixMs,
+    sending_until_unix_ms: state.sendingUntilUnixMs,
   };
   return encoder.encode(JSON.stringify(WebhookDelivery.toJSON(message)));
 }
@@ -64,5 +70,6 @@ export function decodeWebhookState(value: Uint8Array): WebhookState | undefined 
     lastError: m.last_error,
     lastAttemptUnixMs: m.last_attempt_unix_ms,
     nextAttemptUnixMs: m.next_attempt_unix_ms,
+    sendingUntilUnixMs: m.sending_until_unix_ms,
   };
 }

@@ -6,7 +6,7 @@ import type { Clock, SigningKeys, WebhookSender } from './application/ports.js';
 import { deliverSigned, deliverWebhook } from './application/deliver-webhook.js';
 import { receiverLimiter } from './application/receiver-limiter.js';
 import { grpcSigningKeys } from './adapters/grpc-signing-keys.js';
-import { kvDeliveryStates } from './adapters/kv-delivery-states.js';
+import { RECORD_RETRY_MS, kvDeliveryStates } from './adapters/kv-delivery-states.js';
 import { pinnedWebhookSender } from './adapters/pinned-webhook-sender.js';
 import { deliveriesConsumer } from './entrypoints/deliveries.consumer.js';
 import { taskChangesConsumer } from './entrypoints/task-changes.consumer.js';
@@ -45,6 +45,8 @@ export async function createApp(config: WebhookConfig, logger: Logger, o: Partia
     clock: o.clock ?? { now: () => new Date() },
     policy: { scheduleMs: config.retryScheduleMs, jitter: config.retryJitter, maxDelayMs: MAX_RETRY_DELAY_MS },
     busyDelayMs: BUSY_DELAY_MS,
+    // A send's timeout, then its outcome's record retried through a leader election, with room to spare.
+    claimMs: config.timeoutMs + RECORD_RETRY_MS + 10_000,
     filesBaseUrl: config.filesBaseUrl,
     log: logger,
     onAttempt: webhookMetrics().attempt,

@@ -161,6 +161,25 @@ describe('webhook-dispatcher', () => {
     });
   });
 
+  describe('When one render\'s conclusion arrives twice at once, for two dispatcher replicas, and the receiver is slow', () => {
+    it('should send it once: the replica that claimed the attempt sends it, the other waits and then finds it delivered', async () => {
+      const second = await startDispatcher();
+      try {
+        const r = await receiver(() => ({ status: 200, delayMs: 500 }));
+        const id = await finish(`${r.url}/hooks/twice`);
+        // The same conclusion again under another message id (as a renderer's and the edge's may both publish one).
+        const event = RenderFinished.fromPartial({ job_id: id, account_id: 'acc_1', operation: 'screenshot', status: 'failed', origin: 'api', async: true, webhook_url: `${r.url}/hooks/twice` });
+        await jetstream(nc).publish(SUBJECTS.renderEvent('async', 'finished', id), RenderFinished.encode(event).finish(), { msgID: `again:${id}` });
+        await until(async () => (await stateOf(id))?.state === 'delivered', 10_000, 'state delivered');
+        await new Promise((res) => setTimeout(res, 3_000));
+        expect(r.received.map((d) => d.headers['webhook-id'])).toEqual([id]);
+        await r.close();
+      } finally {
+        await second.stop();
+      }
+    });
+  });
+
   describe('When the receiver answers 500 three times and then 200', () => {
     it('should deliver exactly once after the retries, on the schedule, with the same webhook-id', async () => {
       const r = await receiver((n) => ({ status: n <= 3 ? 500 : 200 }));

@@ -1,8 +1,5 @@
-import { JetStreamApiError, type KV } from '@app/messaging';
+import { isWrongRevision, type KV } from '@app/messaging';
 import type { FailureCount, FailureCounters } from './sign-in-throttle.js';
-
-/** JetStream's error code when the entry moved since the revision written against. */
-const WRONG_LAST_SEQUENCE = 10071;
 
 const decode = (bytes: Uint8Array): FailureCount | undefined => {
   try {
@@ -35,7 +32,7 @@ export function kvFailureCounters(kv: KV): FailureCounters {
       } catch (err) {
         // A compare-and-set that lost (JetStream's "wrong last sequence", also when the key was created
         // meanwhile): the caller reads again.
-        if (err instanceof JetStreamApiError && err.code === WRONG_LAST_SEQUENCE) return false;
+        if (isWrongRevision(err)) return false;
         throw err;
       }
     },
