@@ -279,8 +279,15 @@ const KEY_SECURITY = [{ AccessKeyHeader: [] }, { AccessKeyQuery: [] }];
 const RENDER_SECURITY = [...KEY_SECURITY, { AccessKeyHeader: [], Signature: [] }, { AccessKeyQuery: [], Signature: [] }, { AccessKeyHeader: [], BodySignature: [] }];
 
 const openApiPath = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+/** Path parameters that are not strings: a task's id is the integer its `id` field holds. */
+const PATH_PARAMETER_SCHEMAS: Record<string, Json> = {
+  '/v1/tasks/{id}': { type: 'integer', minimum: 1, description: 'The task\'s id (its `id` field).' },
+};
 const pathParameters = (path: string) =>
-  [...path.matchAll(/\{([^}]+)\}/g)].map((m) => ({ name: m[1]!, in: 'path', required: true, schema: { type: 'string' } }));
+  [...path.matchAll(/\{([^}]+)\}/g)].map((m) => {
+    const scope = path.slice(0, m.index + m[0].length);
+    return { name: m[1]!, in: 'path', required: true, schema: PATH_PARAMETER_SCHEMAS[scope] ?? { type: 'string' } };
+  });
 
 function otherOperation(method: string, path: string, route: RouteInfo): Json {
   const doc: RouteDoc = ROUTE_DOCS[`${method} ${path}`] ?? {

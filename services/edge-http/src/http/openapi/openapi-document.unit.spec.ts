@@ -187,6 +187,19 @@ describe('GET /openapi.json', () => {
       expect(doc.paths['/v1/screenshot'].post.responses['202'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/AsyncAccepted' });
     });
 
+    it('should type every task path\'s {id} as the integer a task\'s id is, so a generated client can pass the id it got', () => {
+      expect(doc.components.schemas.Task.properties.id.type).toBe('integer');
+      const taskPaths = Object.keys(doc.paths).filter((p) => p.startsWith('/v1/tasks/{id}'));
+      expect(taskPaths.length).toBeGreaterThanOrEqual(3);
+      for (const path of taskPaths) {
+        for (const operation of Object.values(doc.paths[path]) as Json[]) {
+          expect(operation.parameters.find((p: Json) => p.name === 'id').schema).toMatchObject({ type: 'integer', minimum: 1 });
+        }
+      }
+      // A render's id stays a string.
+      expect(doc.paths['/v1/renders/{id}'].get.parameters[0].schema.type).toBe('string');
+    });
+
     it('should declare the key in a header or the query and the signatures', () => {
       expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['AccessKeyHeader', 'AccessKeyQuery', 'BodySignature', 'Signature']);
       expect(doc.paths['/v1/usage'].get.security).toEqual([{ AccessKeyHeader: [] }, { AccessKeyQuery: [] }]);
