@@ -150,7 +150,7 @@ describe('Scheduled tasks over HTTPS', () => {
       const res = await stack.call('POST', `/v1/tasks/${task.id}/runs`, { headers: demo() });
       expect(res.status, res.body.toString()).toBe(202);
       const run = res.json<TaskRunResource>();
-      expect(run).toMatchObject({ id: expect.stringMatching(new RegExp(`^${task.id}-now-\\d+$`)), task_id: task.id, trigger: 'manual', status: 'running', file: null });
+      expect(run).toMatchObject({ id: expect.stringMatching(new RegExp(`^${task.id}-now-\\d+-[A-Za-z0-9]{8}$`)), task_id: task.id, trigger: 'manual', status: 'running', file: null });
       expect(run.started).toBeGreaterThanOrEqual(asked);
 
       await until(() => fixture.hits('/task-now') > 0, 30_000, 'the run to load its page');

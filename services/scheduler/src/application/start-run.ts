@@ -240,8 +240,8 @@ export function runStarter(deps: RunDeps) {
     await checkTargets(params, 'query.');
     const reservationId = await admit(state, params);
     const at = now();
-    const runId = manualRunIdOf(taskId, at);
     const ids = newIds();
+    const runId = manualRunIdOf(taskId, at, ids.jobId);
     const claimed = await claim(state, reservationId, { type: 'RunNow', data: { accountId, taskId, runId, ...ids, reservationId }, metadata: { now: at } });
     if (!claimed) return runId;
     try {

@@ -163,15 +163,26 @@ describe('A run asked for now by its owner', () => {
   describe('When the owner asks for a run of an enabled task', () => {
     it('should admit it, record a manual run that claims no occurrence, and publish its job before answering', async () => {
       const { onRequest, streams, auth, published } = setup([created]);
-      expect(await onRequest({ accountId: 'acc', taskId: 3 })).toBe(`3-now-${NOW}`);
+      expect(await onRequest({ accountId: 'acc', taskId: 3 })).toBe(`3-now-${NOW}-job1`);
       expect(auth.admitted).toEqual([{ accountId: 'acc', features: ['tasks'], reservationId: 'res-1' }]);
       expect(streams.events(3).at(-1)).toEqual({
         type: 'TaskRunStarted',
-        data: { taskId: 3, runId: `3-now-${NOW}`, dueAt: NOW, startedAt: NOW, jobId: 'job-1', fileName: 'file-1', reservationId: 'res-1', trigger: 'manual' },
+        data: { taskId: 3, runId: `3-now-${NOW}-job1`, dueAt: NOW, startedAt: NOW, jobId: 'job-1', fileName: 'file-1', reservationId: 'res-1', trigger: 'manual' },
       });
       expect((await streams.port.load(3)).state).toMatchObject({ lastDueAt: null, runs: 1 });
       expect(published).toHaveLength(1);
-      expect(published[0]).toMatchObject({ job_id: 'job-1', origin: 'task', task_id: '3', run_id: `3-now-${NOW}`, reservation_id: 'res-1' });
+      expect(published[0]).toMatchObject({ job_id: 'job-1', origin: 'task', task_id: '3', run_id: `3-now-${NOW}-job1`, reservation_id: 'res-1' });
+    });
+  });
+
+  describe('When the owner asks twice in the same millisecond', () => {
+    it('should start two runs, each with its own id and job', async () => {
+      const { onRequest, streams, published } = setup([created]);
+      const ids = await Promise.all([onRequest({ accountId: 'acc', taskId: 3 }), onRequest({ accountId: 'acc', taskId: 3 })]);
+      expect(new Set(ids).size).toBe(2);
+      const started = streams.events(3).filter((e) => e.type === 'TaskRunStarted');
+      expect(started.map((e) => (e.data as { runId: string }).runId).sort()).toEqual([...ids].sort());
+      expect(new Set(published.map((j) => j.run_id))).toEqual(new Set(ids));
     });
   });
 
@@ -240,7 +251,7 @@ describe('A run asked for now by its owner', () => {
         throw new Error('no responders');
       };
       await expect(onRequest({ accountId: 'acc', taskId: 3 })).rejects.toThrow('no responders');
-      expect(streams.events(3).at(-1)).toMatchObject({ type: 'TaskRunFinished', data: { runId: `3-now-${NOW}`, outcome: 'failed' } });
+      expect(streams.events(3).at(-1)).toMatchObject({ type: 'TaskRunFinished', data: { runId: `3-now-${NOW}-job1`, outcome: 'failed' } });
       expect(withoutJob).toEqual(['res-1']);
     });
   });

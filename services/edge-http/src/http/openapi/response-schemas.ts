@@ -148,7 +148,7 @@ export const TaskList = z.looseObject({ tasks: z.array(Task) }).meta({ id: 'Task
 
 export const TaskRun = z
   .looseObject({
-    id: z.string().describe('<task id>-<unix seconds of the occurrence>; a run asked for now: <task id>-now-<unix ms>.'),
+    id: z.string().describe('<task id>-<unix seconds of the occurrence>; a run asked for now: <task id>-now-<unix ms>-<8 characters>, unique.'),
     task_id: z.number().int(),
     trigger: z.enum(['schedule', 'manual']).describe('manual: asked for with POST /v1/tasks/{id}/runs.'),
     status: z.enum(['running', 'succeeded', 'failed']),

@@ -37,8 +37,12 @@ export const taskStreamId = (taskId: number): string => `task-${taskId}`;
 /** One run per occurrence: the id is the task and the occurrence's instant, so two claims of it collide. */
 export const runIdOf = (taskId: number, dueAt: number): string => `${taskId}-${Math.floor(dueAt / 1000)}`;
 
-/** A run asked for by its owner (outside the schedule): "<task id>-now-<unix ms>", apart from every occurrence's. */
-export const manualRunIdOf = (taskId: number, startedAt: number): string => `${taskId}-now-${startedAt}`;
+/**
+ * A run asked for by its owner (outside the schedule): "<task id>-now-<unix ms>-<8 characters of its job's id>",
+ * apart from every occurrence's, and from another run asked for in the same millisecond.
+ */
+export const manualRunIdOf = (taskId: number, startedAt: number, jobId: string): string =>
+  `${taskId}-now-${startedAt}-${jobId.replace(/[^A-Za-z0-9]/g, '').slice(0, 8)}`;
 
 /** What started a run: its schedule's occurrence, or its owner (`POST /v1/tasks/{id}/runs`). */
 export type RunTrigger = 'schedule' | 'manual';
