@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the system packages the service needs (Chromium, nats-server, ffmpeg) when they are missing.
+# Installs the system packages the service needs (Chromium, nats-server, ffmpeg, fonts) when they are missing.
 # Runs apt-get only as root; otherwise says what to install and fails.
 set -euo pipefail
 
@@ -13,6 +13,13 @@ command -v nats-server >/dev/null 2>&1 || [ -x /usr/sbin/nats-server ] || missin
 { command -v ffmpeg >/dev/null 2>&1 || [ -x "${FFMPEG_PATH:-/nonexistent}" ]; } && command -v ffprobe >/dev/null 2>&1 || missing+=(ffmpeg)
 # fonts so pages render text the same everywhere
 [ -d /usr/share/fonts/truetype/dejavu ] || missing+=(fonts-dejavu-core)
+# fonts for text in every major script: Noto for Latin, Cyrillic, Greek, Arabic, Hebrew, the Indic scripts and
+# Thai (core), Chinese, Japanese and Korean (cjk), and colour emoji
+[ -f /usr/share/fonts/truetype/noto/NotoSansDevanagari-Regular.ttf ] || missing+=(fonts-noto-core)
+[ -f /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc ] || missing+=(fonts-noto-cjk)
+[ -f /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf ] || missing+=(fonts-noto-color-emoji)
+# the tests read PDFs with poppler's pdffonts, pdfinfo, pdftotext and pdftoppm
+command -v pdffonts >/dev/null 2>&1 || missing+=(poppler-utils)
 
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
