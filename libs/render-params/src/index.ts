@@ -8,6 +8,7 @@ export * from './defaults.js';
 export { isIanaTimeZone } from './time-zone.js';
 export * from './plan-features.js';
 export * from './result-formats.js';
+export { FULL_PAGE_MAX_HEIGHT, PAGE_CODE_MAX_BYTES } from './page-additions.js';
 export { MAX_CONTENT_CHECKS, statusMatches } from './failure-parameters.js';
 export { MAX_PDF_SIDE_INCHES, pageRangesProblem } from './pdf-parameters.js';
 export { cssLengthInches, normalizeCssLength } from './css-length.js';

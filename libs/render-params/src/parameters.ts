@@ -6,6 +6,7 @@ import { SCREENCAST_FORMATS, SCREENCAST_PARAMETERS } from './screencast.js';
 import { FAILURE_PARAMETERS } from './failure-parameters.js';
 import { PDF_PARAMETERS } from './pdf-parameters.js';
 import { isIanaTimeZone } from './time-zone.js';
+import { FULL_PAGE_MAX_HEIGHT, PAGE_CODE_MAX_BYTES, pageCode } from './page-additions.js';
 
 export const OPERATIONS = ['screenshot', 'pdf', 'scrape', 'screencast'] as const;
 export type Operation = (typeof OPERATIONS)[number];
@@ -186,6 +187,24 @@ export const PARAMETERS: Record<string, ParameterDef> = {
     description: 'Milliseconds per scroll step (needs full_page_scroll=true).',
     default: 400,
   },
+  full_page_max_height: {
+    operations: SCREENSHOT,
+    schema: numberParam({ min: 1, max: FULL_PAGE_MAX_HEIGHT.max, int: true }),
+    description: `A full-page capture (full_page or full_page_scroll) stops at this height in CSS pixels, at most ${FULL_PAGE_MAX_HEIGHT.max}; lazy images above it are loaded first.`,
+    default: FULL_PAGE_MAX_HEIGHT.default,
+  },
+  selector: {
+    operations: SCREENSHOT,
+    schema: selector,
+    description:
+      'CSS selector: capture only the first matching element, scrolled into view, whole even where it is larger than the viewport. No match: 400 selector_not_found (see error_on_selector_not_found). Not with full_page or clip_*.',
+  },
+  error_on_selector_not_found: {
+    operations: SCREENSHOT,
+    schema: boolParam(),
+    description: 'When selector matches no visible element: true answers 400 selector_not_found, false captures the viewport instead.',
+    default: true,
+  },
   metadata_image_size: {
     operations: SCREENSHOT,
     schema: boolParam(),
@@ -214,6 +233,21 @@ export const PARAMETERS: Record<string, ParameterDef> = {
     description: 'CSS selectors of elements taken out of the result (hidden in images and PDFs, removed from scraped content). A list or one comma-separated string.',
   },
   click_selector: { operations: ALL, schema: selector, description: 'CSS selector of an element clicked before the result is produced.' },
+  wait_for_selector: {
+    operations: ALL,
+    schema: selector,
+    description: 'CSS selector: after the page loaded (and styles and scripts ran), wait until an element matching it is visible, within timeout; when none comes, 500 render_timeout naming the selector.',
+  },
+  styles: {
+    operations: SHOWN,
+    schema: pageCode(),
+    description: `CSS added to the page after it loaded (at most ${PAGE_CODE_MAX_BYTES} bytes). What it loads passes the same address checks as the page.`,
+  },
+  scripts: {
+    operations: ALL,
+    schema: pageCode(),
+    description: `JavaScript run in the page after it loaded, before waiting, clicking and the capture (at most ${PAGE_CODE_MAX_BYTES} bytes); a returned promise is awaited within timeout. What it fetches passes the same address checks as the page.`,
+  },
 
   // pdf
   pdf_paper_format: { operations: ['pdf'], schema: enumParam(PAPER_FORMATS), description: 'Paper size.', default: 'letter' },
@@ -344,6 +378,7 @@ export const PARAMETERS: Record<string, ParameterDef> = {
 
   // honest failures: a page the caller does not want fails (and is not charged)
   ...FAILURE_PARAMETERS,
+
   // screencast
   ...SCREENCAST_PARAMETERS,
 

@@ -28,6 +28,20 @@ const CROSS_RULES: readonly CrossRule[] = [
     isTrue(v, 'full_page_scroll') && given(v, 'clip_width')
       ? { parameter: 'full_page_scroll', message: 'full_page_scroll cannot be combined with clip_*' }
       : undefined,
+  (v) => {
+    const other = isTrue(v, 'full_page') ? 'full_page' : isTrue(v, 'full_page_scroll') ? 'full_page_scroll' : asksForClip(v) ? 'clip_*' : undefined;
+    return given(v, 'selector') && other
+      ? { parameter: 'selector', message: `selector captures one element: it cannot be combined with ${other}` }
+      : undefined;
+  },
+  (v) =>
+    given(v, 'full_page_max_height') && !isTrue(v, 'full_page') && !isTrue(v, 'full_page_scroll')
+      ? { parameter: 'full_page_max_height', message: 'full_page_max_height needs full_page=true or full_page_scroll=true' }
+      : undefined,
+  (v) =>
+    given(v, 'scripts') && v.js_enabled === false
+      ? { parameter: 'scripts', message: 'scripts cannot run with js_enabled=false' }
+      : undefined,
   (v) =>
     given(v, 'geolocation_latitude') !== given(v, 'geolocation_longitude')
       ? {

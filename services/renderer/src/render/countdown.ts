@@ -14,7 +14,7 @@ export interface Countdown {
 }
 
 export function countdown(deadline: RenderDeadline, now: () => number = Date.now): Countdown {
-  const endsAt = now() + deadline.timeoutMs;
+  const endsAt = deadline.endsAt ?? now() + deadline.timeoutMs;
   const timeoutError = () => errors.renderTimeout(deadline.timeoutMs / 1000);
   return {
     timeoutMs: deadline.timeoutMs,

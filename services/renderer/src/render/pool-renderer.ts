@@ -27,7 +27,8 @@ export function poolRenderer(pool: Pick<BrowserPool, 'run'>, opts: PoolRendererO
       const route = await openRoute(await routeFor(params, opts.routing ?? DIRECT));
       try {
         const remainingMs = Math.max(1, timeoutMs - (Date.now() - started));
-        return await pool.run((page) => renderJob(page, operation, params, { timeoutMs: remainingMs }, { gpu: opts.gpu, screencast: opts.screencast }), {
+        const deadline = { timeoutMs, endsAt: started + timeoutMs };
+        return await pool.run((page) => renderJob(page, operation, params, deadline, { gpu: opts.gpu, screencast: opts.screencast }), {
           timeoutMs: remainingMs,
           context: route.context,
         });

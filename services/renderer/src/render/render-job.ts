@@ -2,16 +2,19 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Page } from 'puppeteer-core';
 import type { RenderParams } from '@app/proto/render';
 import { recordingAllowanceMs } from '@app/render-params';
+import { fullPageHeightCap } from './capture-full-page.js';
 import { countdown, type Countdown } from './countdown.js';
 import { gpuHeader, type GpuSupport } from './gpu.js';
 import { failOnContent, failOnStatus } from './honest-failures.js';
 import { metadataHeaders } from './metadata.js';
-import { navigate } from './navigate.js';
+import { lifecycleEvents, navigate } from './navigate.js';
 import { setupPage } from './page-setup.js';
 import { printPdf } from './pdf.js';
 import { clickSelector } from './prepare/click.js';
 import { hideSelectors, removeSelectors } from './prepare/hide.js';
-import { DEFAULT_SCROLL_STEP_MS, scrollThrough } from './prepare/scroll.js';
+import { injectStyles, runScripts } from './prepare/inject.js';
+import { DEFAULT_SCROLL_STEP_MS, fullPageScrollBudgetMs, scrollThrough } from './prepare/scroll.js';
+import { waitForSelector } from './prepare/wait-for-selector.js';
 import { renderError } from './render-errors.js';
 import { scrapeContent } from './scrape.js';
 import { screencastProducer, type ScreencastEnv } from './screencast/screencast.js';
@@ -43,8 +46,11 @@ export interface RenderJobEnv {
   screencast?: ScreencastEnv | undefined;
 }
 
-/** After the page loaded: cookie popups, click, hidden elements, scrolling, then `delay`. */
+/** After the page loaded: styles, scripts, wait_for_selector, cookie popups, click, hidden elements, scrolling, then `delay`. */
 async function prepare(page: Page, operation: RenderOperation, params: RenderParams, clock: Countdown): Promise<void> {
+  await injectStyles(page, params.styles);
+  await runScripts(page, params.scripts, lifecycleEvents(params.wait_until), clock);
+  await waitForSelector(page, params.wait_for_selector, clock);
   await settleConsent(page, params, Math.min(CONSENT_WAIT_MS, clock.remainingMs() - OUTPUT_RESERVE_MS), {
     unlessHidden: hiddenPopupsStayOut(operation, params),
   });
@@ -59,7 +65,8 @@ async function prepare(page: Page, operation: RenderOperation, params: RenderPar
     await scrollThrough(page, {
       amount: params.full_page_scroll_by_amount,
       durationMs: params.full_page_scroll_by_duration ?? DEFAULT_SCROLL_STEP_MS,
-      budgetMs: clock.remainingMs() - OUTPUT_RESERVE_MS - (params.delay ?? 0) * 1000,
+      budgetMs: fullPageScrollBudgetMs(clock.remainingMs(), params.delay),
+      maxHeight: fullPageHeightCap(params.full_page_max_height, undefined),
     });
   }
   await sleepDelay(params);
@@ -82,7 +89,10 @@ export async function renderJob(
   const clock = countdown(deadline);
   // Loading and preparing the page get `timeout`; a screencast's recording comes on top of it.
   const allowanceMs = recordingAllowanceMs(operation, params);
-  const loading = allowanceMs > 0 ? countdown({ timeoutMs: Math.max(1, deadline.timeoutMs - allowanceMs) }) : clock;
+  const loading =
+    allowanceMs > 0
+      ? countdown({ timeoutMs: Math.max(1, deadline.timeoutMs - allowanceMs), endsAt: deadline.endsAt && deadline.endsAt - allowanceMs })
+      : clock;
   let production: Production | undefined;
   // Loading may still run after its deadline answered: it must not start anything once the render ended.
   let ended = false;

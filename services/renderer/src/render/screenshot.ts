@@ -3,6 +3,9 @@ import type { Page, ScreenshotClip, ScreenshotOptions } from 'puppeteer-core';
 import { ValidationError } from '@app/errors';
 import type { RenderParams } from '@app/proto/render';
 import { DEFAULT_IMAGE_QUALITY, formatOf } from '@app/render-params';
+import { captureElement } from './capture-element.js';
+import { captureFullPage } from './capture-full-page.js';
+import type { Countdown } from './countdown.js';
 import { encodeImage } from './thumbnail.js';
 import { toBuffer } from './to-buffer.js';
 import type { Artifact } from './types.js';
@@ -65,11 +68,19 @@ async function assertClipVisible(page: Page, clip: ScreenshotClip): Promise<void
   }
 }
 
-export async function takeScreenshot(page: Page, params: RenderParams): Promise<Artifact> {
+/** The capture: the `selector` element, a full page up to its cap, or what the options say (viewport, clip). */
+async function capture(page: Page, params: RenderParams, options: ScreenshotOptions, clock: Countdown): Promise<Uint8Array> {
+  const element = await captureElement(page, params, options);
+  if (element) return element;
+  if (options.fullPage) return captureFullPage(page, options, params, clock);
+  if (options.clip && !options.captureBeyondViewport) await assertClipVisible(page, options.clip);
+  return page.screenshot(options);
+}
+
+export async function takeScreenshot(page: Page, params: RenderParams, clock: Countdown): Promise<Artifact> {
   const format = imageFormatOf(params);
   const options = screenshotOptions(params);
-  if (options.clip && !options.captureBeyondViewport) await assertClipVisible(page, options.clip);
-  let body = toBuffer(await page.screenshot(options));
+  let body = toBuffer(await capture(page, params, options, clock));
   if (needsConversion(params, format)) {
     body = await encodeImage(body, format, params.image_quality ?? DEFAULT_IMAGE_QUALITY, {
       width: params.image_width,

@@ -5,6 +5,11 @@ export type RenderOperation = 'screenshot' | 'pdf' | 'scrape' | 'screencast';
 export interface RenderDeadline {
   /** Budget of the render in milliseconds (the `timeout` parameter). */
   timeoutMs: number;
+  /**
+   * When the budget ends (epoch milliseconds), if it started before the render did (waiting for a page):
+   * the render's own waits then end with the pool's deadline, not after it.
+   */
+  endsAt?: number | undefined;
 }
 
 /** The produced file, before metadata. */
