@@ -13,6 +13,12 @@ export interface BusStatus {
    * never reached this client's subscriptions); returns the function that stops calling it.
    */
   onReconnect(listener: () => void): () => void;
+  /**
+   * Calls `listener` each time the bus is judged down (the connection dropped, or, with a probe, the
+   * server stopped answering): waits that need the bus can be abandoned at once. Returns the function
+   * that stops calling it.
+   */
+  onDown(listener: () => void): () => void;
 }
 
 export interface BusProbe {
@@ -47,11 +53,22 @@ function track(nc: NatsConnection): Tracker {
   let answering = true;
   let probing = false;
   const listeners = new Set<() => void>();
+  const downListeners = new Set<() => void>();
+  let wasConnected = true;
+  /** Tells the down listeners once per fall from connected. */
+  const changed = () => {
+    const now = up && answering && !nc.isClosed();
+    if (wasConnected && !now) for (const listener of [...downListeners]) listener();
+    wasConnected = now;
+  };
   void (async () => {
     for await (const s of nc.status()) {
-      if (s.type === 'disconnect' || s.type === 'reconnecting' || s.type === 'close') up = false;
-      else if (s.type === 'reconnect') {
+      if (s.type === 'disconnect' || s.type === 'reconnecting' || s.type === 'close') {
+        up = false;
+        changed();
+      } else if (s.type === 'reconnect') {
         up = answering = true;
+        changed();
         for (const listener of listeners) listener();
       }
     }
@@ -74,6 +91,7 @@ function track(nc: NatsConnection): Tracker {
           () => {
             answered = true;
             answering = true;
+            changed();
           },
           () => {
             answered = true;
@@ -81,7 +99,15 @@ function track(nc: NatsConnection): Tracker {
         ).finally(() => (pending = false));
         // Checked after the poll phase of the turn the timer fires in, so a pong that arrived while this
         // process was busy is read first: a slow event loop does not pass for a silent server.
-        setTimeout(() => setImmediate(() => !answered && (answering = false)), timeoutMs).unref();
+        setTimeout(
+          () =>
+            setImmediate(() => {
+              if (answered) return;
+              answering = false;
+              changed();
+            }),
+          timeoutMs,
+        ).unref();
       }, intervalMs);
       timer.unref();
       void nc.closed().then(() => clearInterval(timer));
@@ -89,6 +115,10 @@ function track(nc: NatsConnection): Tracker {
     onReconnect(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
+    },
+    onDown(listener) {
+      downListeners.add(listener);
+      return () => downListeners.delete(listener);
     },
   };
   return status;

@@ -10,7 +10,7 @@ import type { EdgeConfig } from './config.js';
 import type { Clock, RenderQueue, ReservationOutcomes, ResultStore, TargetGuard } from './application/ports.js';
 import { renderSync } from './application/render-sync.js';
 import { edgeAdmission, grpcAuthQuota, type AuthQuotaClient } from './admission/index.js';
-import { natsReservationOutcomes } from './adapters/nats-reservation-outcomes.js';
+import { reservationEnds } from './adapters/reservation-ends.js';
 import { natsRenderQueue } from './adapters/nats-render-queue.js';
 import { netGuardTarget } from './adapters/net-guard-target.js';
 import { grpcScheduler } from './adapters/grpc-scheduler.js';
@@ -87,7 +87,7 @@ export async function createApp(config: EdgeConfig, logger: Logger, o: Partial<E
     statusKv: await kvm.open(BUCKETS.renderStatus.name),
     cacheKv: await kvm.open(BUCKETS.renderCache.name),
   });
-  const reservations = o.reservations ?? natsReservationOutcomes(js);
+  const reservations = o.reservations ?? reservationEnds(authQuota, js);
   const dashboard = await buildDashboard({
     reservations,
     address: config.authQuotaAddress,
@@ -118,6 +118,7 @@ export async function createApp(config: EdgeConfig, logger: Logger, o: Partial<E
     health: async () => ({}),
     ready,
     available: bus.connected,
+    onBusDown: bus.onDown,
   });
   let ops: HealthServer | undefined;
 

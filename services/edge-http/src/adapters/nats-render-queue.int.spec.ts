@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBus, type TestBus } from '@app/testkit';
-import { SUBJECTS, jetstream } from '@app/messaging';
+import { SUBJECTS, jetstream, type BusStatus } from '@app/messaging';
 import { openRenderJobPublisher } from '@app/render-contracts';
 import { RenderFinished, RenderJob } from '@app/proto/render';
+import { RenderAbandoned } from '../application/render-sync.js';
 import { natsRenderQueue } from './nats-render-queue.js';
 
 // On a real nats-server 2.9: a sync render's outcome that never reached the edge's subscription (published
@@ -25,6 +26,56 @@ describe('Waiting for a sync render', () => {
       const job = RenderJob.fromPartial({ job_id: 'job-missed', account_id: 'acct-1', operation: 'screenshot', origin: 'api', reservation_id: 'res-1' });
       const finished = await queue.submitAndWait(job, { startWithinMs: 10_000, waitMs: 500 });
       expect(finished).toMatchObject({ job_id: 'job-missed', status: 'succeeded', reservation_id: 'res-1' });
+    });
+  });
+
+  const jobOf = (jobId: string) => RenderJob.fromPartial({ job_id: jobId, account_id: 'acct-1', operation: 'screenshot', origin: 'api' });
+  /** What a renderer that pulled the job hears when it asks the edge to start it. */
+  const askToStart = async (jobId: string) => new TextDecoder().decode((await bus.nc.request(SUBJECTS.renderStart(jobId), new Uint8Array(), { timeout: 2_000 })).data);
+
+  describe('When its caller goes away before a renderer started it', () => {
+    it('should end the wait at once and shed the job: a renderer asking to start it is told no', async () => {
+      const js = jetstream(bus.nc);
+      const queue = natsRenderQueue(bus.nc, await openRenderJobPublisher(bus.nc, js));
+      const gone = new AbortController();
+      const waiting = queue.submitAndWait(jobOf('job-gone-early'), { startWithinMs: 30_000, waitMs: 30_000, signal: gone.signal });
+      await new Promise((r) => setTimeout(r, 200));
+      gone.abort();
+      await expect(waiting).rejects.toBeInstanceOf(RenderAbandoned);
+      await expect(askToStart('job-gone-early')).rejects.toThrow();
+    });
+  });
+
+  describe('When its caller goes away after the render started', () => {
+    it('should end the wait at once and hand the late outcome to discard (its result is removed)', async () => {
+      const js = jetstream(bus.nc);
+      const queue = natsRenderQueue(bus.nc, await openRenderJobPublisher(bus.nc, js));
+      const gone = new AbortController();
+      const discarded: RenderFinished[] = [];
+      const waiting = queue.submitAndWait(jobOf('job-gone-late'), { startWithinMs: 30_000, waitMs: 30_000, signal: gone.signal, discard: (f) => discarded.push(f) });
+      await new Promise((r) => setTimeout(r, 200));
+      expect(await askToStart('job-gone-late')).toBe('go');
+      gone.abort();
+      await expect(waiting).rejects.toBeInstanceOf(RenderAbandoned);
+      const late = RenderFinished.fromPartial({ job_id: 'job-gone-late', account_id: 'acct-1', status: 'succeeded' });
+      bus.nc.publish(SUBJECTS.renderEvent('sync', 'finished', 'job-gone-late'), RenderFinished.encode(late).finish());
+      await bus.nc.flush();
+      await new Promise((r) => setTimeout(r, 200));
+      expect(discarded.map((f) => f.job_id)).toEqual(['job-gone-late']);
+    });
+  });
+
+  describe('When the bus is judged down while it waits', () => {
+    it('should answer 503 service_unavailable at once, not at the end of the wait', async () => {
+      const js = jetstream(bus.nc);
+      let down: (() => void) | undefined;
+      const status: BusStatus = { connected: () => true, check: async () => undefined, onReconnect: () => () => undefined, onDown: (l) => ((down = l), () => (down = undefined)) };
+      const queue = natsRenderQueue(bus.nc, await openRenderJobPublisher(bus.nc, js), status);
+      const waiting = queue.submitAndWait(jobOf('job-bus-down'), { startWithinMs: 30_000, waitMs: 30_000 });
+      await new Promise((r) => setTimeout(r, 200));
+      down!();
+      await expect(waiting).rejects.toMatchObject({ code: 'service_unavailable' });
+      expect(down).toBeUndefined();
     });
   });
 });

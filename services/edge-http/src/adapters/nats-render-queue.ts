@@ -3,7 +3,7 @@ import { STREAMS, SUBJECTS, busStatus, isBusUnavailable, jetstreamManager, while
 import { type RenderJobPublisher } from '@app/render-contracts';
 import { RenderFinished } from '@app/proto/render';
 import type { RenderQueue } from '../application/ports.js';
-import { RenderNotStarted, RenderWaitTimeout } from '../application/render-sync.js';
+import { RenderAbandoned, RenderNotStarted, RenderWaitTimeout } from '../application/render-sync.js';
 
 /** Answers to a renderer asking to start a job (`renderer.start.<job_id>`). */
 const GO = new TextEncoder().encode('go');
@@ -18,13 +18,18 @@ const SHED = new TextEncoder().encode('shed');
  * The outcome is a core message: one published while this edge's connection was down (its NATS node lost)
  * never reaches the subscription, so after a reconnect, and before giving up at the wait's end, the edge
  * reads it from RENDER_EVENTS, where the renderer stored it. Otherwise a render that succeeded, and is
- * charged, would be answered as failed.
+ * charged, would be answered as failed. The wait is abandoned at once when the bus is judged down (503
+ * service_unavailable: nothing behind the wait can answer) or the caller is gone (`signal`: a job not
+ * started yet is shed, a started one's outcome goes to `discard` when it comes, within the wait's bound).
  */
 export function natsRenderQueue(nc: NatsConnection, jobs: RenderJobPublisher, bus: BusStatus = busStatus(nc)): RenderQueue {
   return {
     async submitAndWait(job, limits) {
       if (!bus.connected()) throw errors.serviceUnavailable();
+      if (limits.signal?.aborted) throw new RenderAbandoned();
       let shed = false;
+      let started = false;
+      let abandoned = false;
       const finishedSubject = SUBJECTS.renderEvent('sync', 'finished', job.job_id);
       let resolve!: (f: RenderFinished) => void;
       let reject!: (e: unknown) => void;
@@ -38,7 +43,9 @@ export function natsRenderQueue(nc: NatsConnection, jobs: RenderJobPublisher, bu
           if (err) reject(err);
           else {
             try {
-              resolve(RenderFinished.decode(msg.data));
+              const f = RenderFinished.decode(msg.data);
+              if (abandoned) limits.discard?.(f);
+              resolve(f);
             } catch (decodeError) {
               reject(decodeError);
             }
@@ -52,10 +59,19 @@ export function natsRenderQueue(nc: NatsConnection, jobs: RenderJobPublisher, bu
       const starts = nc.subscribe(SUBJECTS.renderStart(job.job_id), {
         callback: (err, msg) => {
           if (err) return;
-          if (!shed) clearTimeout(startTimer);
+          if (!shed) {
+            clearTimeout(startTimer);
+            started = true;
+          }
           msg.respond(shed ? SHED : GO);
         },
       });
+      const stopWatchingBus = bus.onDown(() => reject(errors.serviceUnavailable()));
+      const onAbandoned = () => {
+        abandoned = true;
+        reject(new RenderAbandoned());
+      };
+      limits.signal?.addEventListener('abort', onAbandoned, { once: true });
       const stored = async (): Promise<RenderFinished | undefined> => {
         try {
           const jsm = await jetstreamManager(nc);
@@ -71,6 +87,17 @@ export function natsRenderQueue(nc: NatsConnection, jobs: RenderJobPublisher, bu
       const waitTimer = setTimeout(() => {
         void stored().then((f) => (f ? resolve(f) : reject(bus.connected() ? new RenderWaitTimeout() : errors.serviceUnavailable())));
       }, limits.waitMs);
+      /** Unsubscribes: at once, or, for a render abandoned after it started, once its outcome came or the wait's bound passed. */
+      const stop = () => {
+        clearTimeout(startTimer);
+        stopListening();
+        starts.unsubscribe();
+        clearTimeout(waitTimer);
+        if (!(abandoned && started)) return finished.unsubscribe();
+        const bound = setTimeout(() => finished.unsubscribe(), Math.max(0, limits.waitMs));
+        bound.unref();
+        void finished.closed.finally(() => clearTimeout(bound));
+      };
       try {
         try {
           await jobs.publish({ ...job, confirm_start: true });
@@ -81,11 +108,9 @@ export function natsRenderQueue(nc: NatsConnection, jobs: RenderJobPublisher, bu
         return await outcome;
       } finally {
         shed = true;
-        clearTimeout(startTimer);
-        clearTimeout(waitTimer);
-        stopListening();
-        finished.unsubscribe();
-        starts.unsubscribe();
+        stopWatchingBus();
+        limits.signal?.removeEventListener('abort', onAbandoned);
+        stop();
       }
     },
   };

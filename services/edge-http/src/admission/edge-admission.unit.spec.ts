@@ -21,6 +21,7 @@ function authQuota() {
       returned.push(unused);
     },
     reserve: async () => 'res',
+    endReservation: async () => undefined,
     usage: async () => {
       throw new Error('not used');
     },

@@ -24,6 +24,7 @@ export function grpcAuthQuota(addresses: string): AuthQuotaClient & { close(): v
         body_signature: req.bodySignature,
         body: Buffer.from(req.body),
         lease_units: req.leaseUnits,
+        settled_by: req.settledBy,
       };
       const res = await admit(message);
       return {
@@ -40,9 +41,13 @@ export function grpcAuthQuota(addresses: string): AuthQuotaClient & { close(): v
     async returnLease(accountId, leaseId, unused) {
       await callUnary(client, client.returnRateLease, { account_id: accountId, lease_id: leaseId, unused }, { failover: true });
     },
-    async reserve(accountId) {
+    async reserve(accountId, settledBy) {
       // The reservation's id is chosen here, so a call repeated on another replica reserves once.
-      return (await callUnary(client, client.reserveQuota, { account_id: accountId, reservation_id: randomUUID() }, { failover: true })).reservation_id;
+      const asked = { account_id: accountId, reservation_id: randomUUID(), settled_by: settledBy };
+      return (await callUnary(client, client.reserveQuota, asked, { failover: true })).reservation_id;
+    },
+    async endReservation({ accountId, reservationId, succeeded }) {
+      await callUnary(client, client.endReservation, { account_id: accountId, reservation_id: reservationId, succeeded }, { failover: true });
     },
     async usage(accountId) {
       const res = await callUnary(client, client.getUsage, { account_id: accountId }, { failover: true });

@@ -253,7 +253,13 @@ export function rateLeases(inner: AuthQuotaClient, options: Partial<RateLeaseOpt
   const timer = setInterval(sweep, 1_000);
   timer.unref();
 
-  const admitter: Admitter = { admit, tryNow, reserve: (accountId) => inner.reserve(accountId), usage: (accountId) => inner.usage(accountId) };
+  const admitter: Admitter = {
+    admit,
+    tryNow,
+    reserve: (accountId, settledBy) => inner.reserve(accountId, settledBy),
+    endReservation: (e) => inner.endReservation(e),
+    usage: (accountId) => inner.usage(accountId),
+  };
   return {
     admitter,
     /** Any change of the account: its leases are dropped (their unspent units given back). */

@@ -52,6 +52,7 @@ function windowedAuthQuota(limit: number) {
       count -= Math.min(unused, granted);
     },
     reserve: async () => 'r',
+    endReservation: async () => undefined,
     usage: async () => {
       throw new Error('not used');
     },

@@ -13,6 +13,7 @@ function fakeAuthQuota(valid: Set<string>): AuthQuota {
       return admitted;
     }),
     reserve: vi.fn(),
+    endReservation: vi.fn(),
     commit: vi.fn(),
     release: vi.fn(),
     usage: vi.fn(),

@@ -11,6 +11,12 @@ export interface RateLimitInfo {
   resetUnix: number;
 }
 
+/**
+ * Who ends a quota reservation: `job` (the render job carrying it: auth-quota settles it from the job's
+ * outcome) or `answer` (the edge holding it, when it has answered its caller or the caller is gone).
+ */
+export type Settler = 'answer' | 'job';
+
 export interface AdmitRequest {
   accessKey: string;
   /** The account asking, when the edge knows it already (a dashboard session): no key or signature is checked. */
@@ -25,6 +31,8 @@ export interface AdmitRequest {
   body: Uint8Array;
   /** Ask for a rate lease of up to this many units for later requests like this one (see RateLease). */
   leaseUnits?: number;
+  /** Who ends the reservation the admission makes (a render, a task created); default `job`. */
+  settledBy?: Settler;
 }
 
 /**
@@ -54,8 +62,10 @@ export interface Usage {
 /** auth-quota, as the edge needs it. */
 export interface AuthQuota {
   admit(request: AdmitRequest): Promise<Admitted>;
-  /** One unit of quota for an account admitted with `deferQuota`; 423 quota_exceeded when used up. */
-  reserve(accountId: string): Promise<string>;
+  /** One render's unit of quota for an account admitted with `deferQuota`; 423 quota_exceeded when used up. */
+  reserve(accountId: string, settledBy: Settler): Promise<string>;
+  /** Ends a reservation the edge settles (`answer`): committed when succeeded, released otherwise. */
+  endReservation(e: ReservationEnd): Promise<void>;
   usage(accountId: string): Promise<Usage>;
 }
 
@@ -68,21 +78,35 @@ export interface Admitter extends AuthQuota {
   tryNow(request: AdmitRequest): Admitted | undefined;
 }
 
-/**
- * How a request holding a quota reservation ended, told by the edge that answered it: a synchronous render
- * (its answer decides whether it is charged, whatever its renderer reports later), a request refused after
- * admission, a task created. auth-quota settles the reservation from this, as it settles render outcomes.
- */
-export interface ReservationOutcomes {
-  ended(e: { accountId: string; reservationId: string; succeeded: boolean }): Promise<void>;
+export interface ReservationEnd {
+  accountId: string;
+  reservationId: string;
+  succeeded: boolean;
 }
 
-/** How long a synchronous render may take to start and to finish. */
+/**
+ * How a request holding a quota reservation ended, told by the edge that answered it: a synchronous render
+ * answered or whose caller is gone (its answer decides whether it is charged, whatever its renderer reports
+ * later), a request refused after admission, a task created. Told to auth-quota at once (EndReservation),
+ * or announced on the bus when auth-quota cannot be reached, so the end is never lost.
+ */
+export interface ReservationOutcomes {
+  ended(e: ReservationEnd): Promise<void>;
+}
+
+/** How long a synchronous render may take to start and to finish, and when its caller is gone. */
 export interface RenderWaitLimits {
   /** No renderer started the job within this: it is shed (RenderNotStarted) and never rendered. */
   startWithinMs: number;
   /** No outcome within this (from submission): RenderWaitTimeout. */
   waitMs: number;
+  /**
+   * Aborted when the caller is gone: the wait ends at once (RenderAbandoned); a job not started yet is
+   * shed (never rendered), a started one's outcome goes to `discard` when it comes.
+   */
+  signal?: AbortSignal;
+  /** The outcome of a render abandoned after it started (its result is to be removed). */
+  discard?: (finished: RenderFinished) => void;
 }
 
 /** Publishes a render job and waits for its outcome. */

@@ -20,6 +20,14 @@ export class RenderWaitTimeout extends Error {
   }
 }
 
+/** The caller went away before the render ended: the wait was abandoned (the job shed if it had not started). */
+export class RenderAbandoned extends Error {
+  constructor() {
+    super('The caller went away before the render ended');
+    this.name = 'RenderAbandoned';
+  }
+}
+
 /** No renderer started the job in time (every slot busy, or none alive): it was shed, unrendered. */
 export class RenderNotStarted extends Error {
   constructor() {
@@ -31,8 +39,10 @@ export class RenderNotStarted extends Error {
 /**
  * A synchronous render: check the target, publish the job, wait for a renderer to start it (bounded by
  * `startWithinMs`: past it the answer is 503 renderer_unavailable at once, and the job is never rendered
- * nor charged), then for its outcome (bounded by the render's timeout), read the result from the object store. With a placement the result is kept there
- * as a file (a cache entry); otherwise it is removed once read.
+ * nor charged), then for its outcome (bounded by the render's timeout), read the result from the object
+ * store. With a placement the result is kept there as a file (a cache entry); otherwise it is removed once
+ * read. When its caller goes away (`callerGone`) the wait ends at once: a job not started is never
+ * rendered, a started one's result is removed when it comes.
  */
 export function renderSync(deps: {
   queue: RenderQueue;
@@ -51,8 +61,10 @@ export function renderSync(deps: {
     operation: Operation;
     params: RenderParams;
     placement?: ResultPlacement;
-    /** The quota reservation the job carries to its settlement. */
+    /** The quota reservation the job carries (its settler is the caller's answer, not the job). */
     reservationId?: string | undefined;
+    /** Aborted when the caller is gone. */
+    callerGone?: AbortSignal | undefined;
   }): Promise<RenderOutcome> => {
     const { params } = input;
     await checkRenderTargets(params, (url, parameter) => deps.guard.check(url, parameter));
@@ -74,9 +86,17 @@ export function renderSync(deps: {
           placement: input.placement,
           reservation_id: input.reservationId,
         },
-        { startWithinMs: deps.startWithinMs, waitMs: budgetMs + deps.waitMarginMs },
+        {
+          startWithinMs: deps.startWithinMs,
+          waitMs: budgetMs + deps.waitMarginMs,
+          ...(input.callerGone ? { signal: input.callerGone } : {}),
+          discard: (late) => {
+            if (late.result && !input.placement) void deps.results.remove(late.result.object_name).catch(() => undefined);
+          },
+        },
       );
     } catch (err) {
+      if (err instanceof RenderAbandoned) throw new AppError('render_failed', 'The caller went away before the render ended.');
       if (err instanceof RenderWaitTimeout) throw errors.renderTimeout(timeoutSeconds);
       if (err instanceof RenderNotStarted) {
         deps.onShed?.();

@@ -24,6 +24,7 @@ const authQuota: Admitter = {
       reservationId: req.usage === 'render' && !req.deferQuota ? `res-${++reservations}` : undefined,
     };
   }),
+  endReservation: vi.fn(async () => undefined),
   reserve: vi.fn(async () => {
     if (quotaLeft <= 0) throw errors.quotaExceeded(60);
     quotaLeft -= 1;
@@ -119,7 +120,7 @@ describe('the render cache over HTTP', () => {
       expect(miss.statusCode).toBe(200);
       expect(miss.headers['x-service-cache']).toBe('MISS');
       expect(authQuota.admit).toHaveBeenLastCalledWith(expect.objectContaining({ deferQuota: true }));
-      expect(authQuota.reserve).toHaveBeenCalledWith('acc_1');
+      expect(authQuota.reserve).toHaveBeenCalledWith('acc_1', 'answer');
       const reserved = await vi.mocked(authQuota.reserve).mock.results[0]!.value;
       expect(renderSync).toHaveBeenLastCalledWith(expect.objectContaining({ reservationId: reserved }));
       await vi.waitFor(() => expect(reservationOutcomes.ended).toHaveBeenCalledWith({ accountId: 'acc_1', reservationId: reserved, succeeded: true }));
@@ -161,7 +162,7 @@ describe('the render cache over HTTP', () => {
       const res = await post('ak_one', { url: 'https://example.com/async-cached', cache: true, async: true });
       expect(res.statusCode).toBe(202);
       expect(authQuota.admit).toHaveBeenLastCalledWith(expect.objectContaining({ deferQuota: true }));
-      expect(authQuota.reserve).toHaveBeenCalledWith('acc_1');
+      expect(authQuota.reserve).toHaveBeenCalledWith('acc_1', 'job');
       expect(jobs.submitted.at(-1)).toMatchObject({ reservation_id: expect.stringMatching(/^res-/) });
     });
   });

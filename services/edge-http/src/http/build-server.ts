@@ -38,6 +38,8 @@ export interface HttpDeps {
   ready?: Record<string, ReadinessCheck>;
   /** False while the bus is down: API requests are answered 503 service_unavailable at once. */
   available?: () => boolean;
+  /** Calls its listener each time the bus is judged down (admissions in flight are then answered 503); returns the unsubscribe. */
+  onBusDown?: (listener: () => void) => () => void;
   /** Async renders, render status, result files and the cache (absent: those routes answer 503 / 404). */
   asyncRenders?: AsyncHttpDeps;
   /** Scheduled tasks, served by the scheduler (absent: no /v1/tasks routes). */
@@ -133,7 +135,7 @@ export async function buildServer(deps: HttpDeps): Promise<FastifyInstance> {
   if (deps.asyncRenders) await app.register(filesRoutes, { openResultFile: deps.asyncRenders.openResultFile });
   await app.register(async (api) => {
     if (deps.available) await api.register(availabilityPlugin, { available: deps.available });
-    await api.register(admissionPlugin, { admitter: deps.authQuota, reservations: deps.reservations });
+    await api.register(admissionPlugin, { admitter: deps.authQuota, reservations: deps.reservations, ...(deps.onBusDown ? { onBusDown: deps.onBusDown } : {}) });
     await api.register(renderRoutes, { renderSync: deps.renderSync, ...deps.asyncRenders });
     if (deps.asyncRenders) await api.register(rendersRoutes, deps.asyncRenders);
     await api.register(usageRoutes, { authQuota: deps.authQuota });

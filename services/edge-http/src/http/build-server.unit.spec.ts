@@ -17,6 +17,7 @@ const authQuota: Admitter = {
     return { account: { accountId: 'acc_1', plan: 'basic' }, rateLimit: { limit: 40, remaining: 39, resetUnix: 1_800_000_000 }, reservationId: 'r1' };
   }),
   reserve: vi.fn(async () => 'res-deferred'),
+  endReservation: vi.fn(async () => undefined),
   usage: vi.fn(async () => ({
     hits: { quota: 100, used: 7, remaining: 93 },
     concurrency: { limit: 0, remaining: 0, reset: 0 },
@@ -59,7 +60,7 @@ describe('edge-http routes', () => {
   });
 
   describe('When a render succeeds', () => {
-    it('should answer the body with rate limit headers, and settle its reservation as charged from the answer', async () => {
+    it('should answer the body with rate limit headers, its reservation ended as charged before the answer left', async () => {
       vi.mocked(reservations.ended).mockClear();
       const res = await app.inject({ method: 'POST', url: '/v1/screenshot', headers: { 'x-access-key': VALID_KEY }, payload: { url: 'http://a.test/' } });
       expect(res.statusCode).toBe(200);
@@ -69,7 +70,8 @@ describe('edge-http routes', () => {
       expect(res.headers['x-ratelimit-remaining']).toBe('39');
       expect(res.headers['x-ratelimit-reset']).toBe('1800000000');
       expect(renderSync).toHaveBeenLastCalledWith(expect.objectContaining({ reservationId: 'r1' }));
-      await vi.waitFor(() => expect(reservations.ended).toHaveBeenCalledWith({ accountId: 'acc_1', reservationId: 'r1', succeeded: true }));
+      expect(vi.mocked(authQuota.admit).mock.lastCall![0].settledBy).toBe('answer');
+      expect(reservations.ended).toHaveBeenCalledWith({ accountId: 'acc_1', reservationId: 'r1', succeeded: true });
     });
 
     it('should carry the security headers that act on any response, and not the ones only HTML pages read', async () => {

@@ -1,4 +1,15 @@
 import type { FastifyRequest } from 'fastify';
+import type { Settler } from '../application/ports.js';
+
+/**
+ * A request's quota reservation as a value: its id and who ends it, as admission recorded it with
+ * auth-quota. `job`: the render job carries it and its outcome settles it. `answer`: the admission hook
+ * ends it when the request is answered (charged on a successful answer) or its caller is gone (released).
+ */
+export interface HeldReservation {
+  readonly id: string;
+  readonly settler: Settler;
+}
 
 /**
  * Reserves the unit of quota that admission deferred for a request that might have been a cache hit,
@@ -7,7 +18,7 @@ import type { FastifyRequest } from 'fastify';
  */
 export async function reserveDeferredQuota(request: FastifyRequest): Promise<string | undefined> {
   await request.reserveDeferredQuota?.();
-  return request.admitted?.reservationId;
+  return request.reservation?.id;
 }
 
 /** Origin the client reached us at (or the configured public URL), for absolute file URLs. */

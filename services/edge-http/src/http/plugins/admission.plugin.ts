@@ -1,9 +1,11 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Admitted, AdmitRequest, Admitter, ReservationOutcomes } from '../../application/ports.js';
+import type { Admitted, AdmitRequest, Admitter, ReservationOutcomes, Settler } from '../../application/ports.js';
+import { errors } from '@app/errors';
 import { isTrueParam, planRestrictedFeaturesOf } from '@app/render-params';
 import { accessKeyOf, inputOf, rawQueryOf } from '../access-key.js';
 import { routeOf } from '../route-of.js';
+import type { HeldReservation } from '../reservation.js';
 
 const EMPTY = new Uint8Array();
 
@@ -16,10 +18,12 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     admitted?: Admitted;
+    /** The request's quota reservation while it holds one; unset once ended. */
+    reservation?: HeldReservation;
     /** Set when admission deferred the quota: reserves it (once) before the request renders. */
     reserveDeferredQuota?: () => Promise<void>;
-    /** Set when an accepted async render's job settles the request's reservation (not its answer). */
-    settledByJob?: boolean;
+    /** A render's: aborted when its caller goes away before it is answered (its timeout, a closed connection). */
+    callerGone?: AbortSignal;
     rawBody?: Buffer;
   }
 }
@@ -48,26 +52,66 @@ interface AdmissionOptions {
   reservations: ReservationOutcomes;
   /** The account asking when the edge knows it already (a dashboard session): admitted by it, no key or signature. */
   accountOf?: (request: FastifyRequest) => string;
+  /**
+   * Calls its listener each time the bus is judged down; returns the unsubscribe. An admission in flight
+   * then is answered 503 at once (auth-quota's limits live on the bus: it cannot answer soon), and the
+   * reservation it may still make is released when it comes.
+   */
+  onBusDown?: (listener: () => void) => () => void;
+}
+
+/**
+ * Who ends the reservation a request makes: an async render's job; any other request's answer (a
+ * synchronous render, a task created).
+ */
+function settlerOf(request: FastifyRequest, usage: AdmitRequest['usage']): Settler {
+  return usage === 'render' && isTrueParam(inputOf(request)?.async) ? 'job' : 'answer';
 }
 
 /**
  * Admission for every route that declares a `usage`: authentication, signature, rate limit, plan,
  * quota reservation and renders in flight, through the edge's one admission seam (`Admitter`, the
  * admission/ module): `tryNow` admits a busy key's possible cache hits here, from a rate lease, without a
- * promise; every other request is admitted by `admit`. A render's reservation travels
- * with its job and is settled from the job's outcome; a request that ends in an error (or creates a
- * task) announces its outcome itself, so the reservation is settled the same way (a failed request
- * costs nothing).
+ * promise; every other request is admitted by `admit`. The reservation is a value (`request.reservation`)
+ * that says who ends it: an async render's job (its outcome settles it), or this hook, which ends every
+ * other reservation when the request is answered (charged on success) or its caller is gone (released at
+ * once, and the render is abandoned: `callerGone`). A request refused after its admission releases even
+ * a job's reservation, since no job carries it.
  */
 export const admissionPlugin = fp(async (app: FastifyInstance, opts: AdmissionOptions) => {
   const { admitter, reservations } = opts;
 
-  const onAdmitted = (request: FastifyRequest, reply: FastifyReply, deferQuota: boolean, admitted: Admitted) => {
+  /** Ends the request's reservation once, unless its job ends it. */
+  const endReservation = (request: FastifyRequest, succeeded: boolean): Promise<void> | undefined => {
+    const held = request.reservation;
+    if (!held) return undefined;
+    request.reservation = undefined;
+    if (held.settler === 'job' && succeeded) return undefined;
+    return reservations
+      .ended({ accountId: request.admitted!.account.accountId, reservationId: held.id, succeeded })
+      .catch((err: unknown) => request.log.error({ err }, 'ending a quota reservation failed'));
+  };
+
+  /** A render whose caller goes away before its answer: abandoned, and its reservation released at once. */
+  const watchCaller = (request: FastifyRequest, reply: FastifyReply) => {
+    const gone = new AbortController();
+    request.callerGone = gone.signal;
+    reply.raw.once('close', () => {
+      if (reply.raw.writableFinished) return;
+      gone.abort();
+      void endReservation(request, false);
+    });
+  };
+
+  const onAdmitted = (request: FastifyRequest, reply: FastifyReply, deferQuota: boolean, settler: Settler, admitted: Admitted) => {
     request.admitted = admitted;
+    if (admitted.reservationId) request.reservation = { id: admitted.reservationId, settler };
+    if (routeOf(request).config.usage === 'render') watchCaller(request, reply);
     if (deferQuota) {
       request.reserveDeferredQuota = async () => {
         request.reserveDeferredQuota = undefined;
-        admitted.reservationId = await admitter.reserve(admitted.account.accountId);
+        request.reservation = { id: await admitter.reserve(admitted.account.accountId, settler), settler };
+        if (request.callerGone?.aborted) void endReservation(request, false);
       };
     }
     void reply.headers({
@@ -84,11 +128,13 @@ export const admissionPlugin = fp(async (app: FastifyInstance, opts: AdmissionOp
     const signature = (request.query as Record<string, unknown> | undefined)?.signature;
     const bodySignature = request.headers['x-signature'];
     const deferQuota = usage === 'render' && mayBeCacheHit(request);
+    const settledBy = settlerOf(request, usage);
     const known = opts.accountOf?.(request);
-    const asked: AdmitRequest = known !== undefined ? { accessKey: '', accountId: known, usage, features: featuresOf(request), signedQuery: '', body: EMPTY } : {
+    const asked: AdmitRequest = known !== undefined ? { accessKey: '', accountId: known, usage, features: featuresOf(request), signedQuery: '', body: EMPTY, settledBy } : {
       accessKey: accessKeyOf(request),
       usage,
       deferQuota,
+      settledBy,
       features: featuresOf(request),
       signature: typeof signature === 'string' ? signature : undefined,
       signedQuery: rawQueryOf(request),
@@ -98,31 +144,50 @@ export const admissionPlugin = fp(async (app: FastifyInstance, opts: AdmissionOp
     };
     const here = admitter.tryNow(asked);
     if (here) {
-      onAdmitted(request, reply, deferQuota, here);
+      onAdmitted(request, reply, deferQuota, settledBy, here);
       return done();
     }
+    let answered = false;
+    const stopWatching = opts.onBusDown?.(() => {
+      if (answered) return;
+      answered = true;
+      done(errors.serviceUnavailable());
+    });
     admitter.admit(asked).then(
       (result) => {
-        onAdmitted(request, reply, deferQuota, result);
-        done();
+        stopWatching?.();
+        if (!answered) {
+          answered = true;
+          onAdmitted(request, reply, deferQuota, settledBy, result);
+          return done();
+        }
+        // Admitted after its request was answered 503: what it reserved is released.
+        if (result.reservationId) {
+          const end = { accountId: result.account.accountId, reservationId: result.reservationId, succeeded: false };
+          reservations.ended(end).catch((err: unknown) => request.log.error({ err }, 'ending a quota reservation failed'));
+        }
       },
-      (err: Error) => done(err),
+      (err: Error) => {
+        stopWatching?.();
+        if (answered) return;
+        answered = true;
+        done(err);
+      },
     );
   });
 
-  // Callback style: most responses (hits, refusals, reads) hold no reservation and cost no promise here.
+  // Ended before the answer leaves: a caller that sends its next render as soon as it has this one's
+  // answer finds this render ended. Callback style: most answers hold no reservation and cost no promise.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const ending = endReservation(request, reply.statusCode < 400);
+    if (!ending) return done(null, payload);
+    void ending.finally(() => done(null, payload));
+  });
+
+  // An answer that never reached onSend (its sending failed) still ends its reservation.
   app.addHook('onResponse', (request, reply, done) => {
-    const admitted = request.admitted;
-    if (!admitted?.reservationId) return done();
-    const succeeded = reply.statusCode < 400;
-    // An accepted async render's job carries the reservation to its settlement. Every other request
-    // settles it from its answer, a synchronous render included: auth-quota leaves a synchronous render's
-    // success to the edge that answered, so a caller answered with an error (the wait ran out, the bus
-    // was lost) is never charged for a render that finished later.
-    if (succeeded && request.settledByJob) return done();
-    reservations
-      .ended({ accountId: admitted.account.accountId, reservationId: admitted.reservationId, succeeded })
-      .catch((err: unknown) => request.log.error({ err }, 'announcing the end of a quota reservation failed'))
-      .finally(() => done());
+    const ending = endReservation(request, reply.statusCode < 400);
+    if (!ending) return done();
+    void ending.finally(() => done());
   });
 });

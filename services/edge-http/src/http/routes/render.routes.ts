@@ -41,7 +41,6 @@ export async function renderRoutes(app: FastifyInstance, opts: RenderRoutesOptio
           reserve: () => reserveDeferredQuota(request),
           filesBaseUrl: filesBaseUrl(request, opts.publicUrl),
         });
-        request.settledByJob = true;
         if (accepted.cache) void reply.header('x-service-cache', accepted.cache);
         return reply.status(202).send({ id: accepted.id, status: accepted.status, created: Math.floor(accepted.createdMs / 1000) });
       }
@@ -55,8 +54,10 @@ export async function renderRoutes(app: FastifyInstance, opts: RenderRoutesOptio
         void reply.header('x-service-cache', outcome.cache);
         return send(reply, outcome, params.attachment_name);
       }
+      // The caller's answer ends this render's reservation (the admission hook); one gone abandons the render.
       const reservationId = await reserveDeferredQuota(request);
-      return send(reply, await opts.renderSync({ accountId, operation, params, reservationId }), params.attachment_name);
+      const outcome = await opts.renderSync({ accountId, operation, params, reservationId, callerGone: request.callerGone });
+      return send(reply, outcome, params.attachment_name);
     };
     // Not async: a synchronous cache hit this edge holds in memory is answered without a promise.
     const handler = (request: FastifyRequest, reply: FastifyReply) => {

@@ -42,6 +42,7 @@ const authQuota: Admitter = {
     };
   }),
   reserve: vi.fn(async () => 'res-deferred'),
+  endReservation: vi.fn(async () => undefined),
   usage: vi.fn(async () => ({
     hits: { quota: 0, used: 0, remaining: 0 },
     concurrency: { limit: 0, remaining: 0, reset: 0 },
