@@ -17,6 +17,10 @@ function parameters(): [string, string][] {
   if (operation !== 'pdf') params.push(['format', value('pg-format')]);
   for (const name of ['viewport_width', 'viewport_height']) if (value(`pg-${name}`)) params.push([name, value(`pg-${name}`)]);
   if (operation === 'screenshot' && $<HTMLInputElement>('pg-full_page').checked) params.push(['full_page', 'true']);
+  // Fields shown for some operations only (data-operations) are sent only for those.
+  for (const name of ['full_page_max_height', 'selector', 'wait_for_selector', 'styles', 'scripts']) {
+    if (value(`pg-${name}`) && shownFor(name, operation)) params.push([name, value(`pg-${name}`)]);
+  }
   for (const line of $<HTMLTextAreaElement>('pg-extra').value.split('\n')) {
     const trimmed = line.trim();
     if (!trimmed) continue;
@@ -26,10 +30,21 @@ function parameters(): [string, string][] {
   return params;
 }
 
+/** Whether the field of a parameter is shown for the operation (its data-operations lists them; none: all). */
+function shownFor(name: string, operation: string): boolean {
+  const operations = $(`pg-${name}`).closest<HTMLElement>('.field')!.dataset.operations;
+  return operations === undefined || operations.split(' ').includes(operation);
+}
+
+/** Parameters that are text whatever they look like (a script may be `1`). */
+const TEXT_PARAMETERS: ReadonlySet<string> = new Set(['selector', 'wait_for_selector', 'styles', 'scripts']);
+
 /** JSON body: numbers and booleans typed as the API documents them. */
 function jsonBody(params: [string, string][]): string {
   const body: Record<string, unknown> = {};
-  for (const [k, v] of params) body[k] = v === 'true' ? true : v === 'false' ? false : /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v;
+  for (const [k, v] of params) {
+    body[k] = TEXT_PARAMETERS.has(k) ? v : v === 'true' ? true : v === 'false' ? false : /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v;
+  }
   return JSON.stringify(body);
 }
 
@@ -85,6 +100,9 @@ function syncFormats(): void {
   $('pg-format').replaceChildren(...(formats[operation] ?? []).map((f) => h('option', {}, f)));
   $<HTMLSelectElement>('pg-format').disabled = operation === 'pdf';
   $('pg-full_page').closest('.field')!.toggleAttribute('hidden', operation !== 'screenshot');
+  for (const field of document.querySelectorAll<HTMLElement>('#pg-form .field[data-operations]')) {
+    field.toggleAttribute('hidden', !field.dataset.operations!.split(' ').includes(operation));
+  }
 }
 
 export function bindPlayground(): void {

@@ -9,7 +9,10 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, { meaning: string; retry: str
     retry: 'No.',
   },
   name_not_resolved: { meaning: "The page's host name does not resolve.", retry: 'When the name resolves.' },
-  selector_not_found: { meaning: '`click_selector` matches no element of the page.', retry: 'When the page has it.' },
+  selector_not_found: {
+    meaning: '`click_selector` matches no element of the page, or `selector` no visible one (unless `error_on_selector_not_found=false`); `details` names the parameter.',
+    retry: 'When the page has it.',
+  },
   access_key_invalid: { meaning: 'No access key, or one that is unknown (rotated keys stop at once).', retry: 'No: use a valid key.' },
   signature_required: { meaning: 'The account requires signed render requests and the request carries no `signature`.', retry: 'No: sign it.' },
   keys_invalid: { meaning: 'Dashboard sign-in: the access key and secret key do not belong to one account.', retry: 'No.' },
@@ -45,7 +48,10 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, { meaning: string; retry: str
     retry: 'When the page shows it.',
   },
   render_failed: { meaning: 'The render failed (the page crashed the browser tab, say); no internals are shown.', retry: 'Perhaps.' },
-  render_timeout: { meaning: 'The render took longer than `timeout`.', retry: 'With a longer `timeout`, or later.' },
+  render_timeout: {
+    meaning: 'The render took longer than `timeout`; when it was waiting for `wait_for_selector`, the message names the selector.',
+    retry: 'With a longer `timeout`, or later.',
+  },
   internal_error: { meaning: 'An unexpected fault; the request id finds it in logs and traces.', retry: 'Yes, later.' },
   renderer_unavailable: {
     meaning: 'No renderer could start a synchronous render within a few seconds (every slot busy, or none running); it is never rendered nor charged.',
