@@ -72,5 +72,32 @@ describe('The API while NATS hangs', () => {
       }
       await until(async () => (await scrape()).status === 200, 60_000, 'renders again once NATS answers', 500);
     }, 180_000);
+
+    it('should answer the requests already in flight (render waits, admissions) 503 about as soon as it sees NATS down', async () => {
+      keyed['x-access-key'] = account.accessKey;
+      const slow = { url: `${fixture.origin}/`, delay: 6, format: 'png', viewport_width: 320, viewport_height: 240 };
+      const timed = (p: Promise<{ status: number }>) => p.then((res) => ({ status: res.status, at: Date.now() }));
+      const usage = async () => (await stack.call('GET', '/v1/usage', { headers: keyed })).json<{ renders: { in_flight: number } }>().renders.in_flight;
+      // Two renders waiting for their outcome when NATS stops answering.
+      const waiting = [1, 2].map(() => timed(stack.call('POST', '/v1/screenshot', { headers: keyed, json: slow })));
+      await until(async () => (await usage()) === 2, 30_000, 'two renders in flight', 100);
+      nats.process.kill('SIGSTOP');
+      let seenDownAt = 0;
+      try {
+        // Admissions sent after the hang, before the edge sees it: they wait on auth-quota, whose limits are on the bus.
+        const admitting = [1, 2].map(() => timed(stack.call('POST', '/v1/screenshot', { headers: keyed, json: slow })));
+        await until(async () => (await edgeReadiness()).nats === 'NATS is not connected', 30_000, 'the edge to see NATS down', 50);
+        seenDownAt = Date.now();
+        const answers = await Promise.all([...waiting, ...admitting]);
+        for (const answer of answers) {
+          expect(answer.status).toBe(503);
+          // Abandoned when the bus was judged down, not at a backing call's deadline (8.5 to 10 s before).
+          expect(answer.at - seenDownAt).toBeLessThan(2_500);
+        }
+      } finally {
+        nats.process.kill('SIGCONT');
+      }
+      await until(async () => (await usage()) === 0, 60_000, 'the abandoned renders to end', 500);
+    }, 180_000);
   });
 });

@@ -3,18 +3,19 @@ import { durableConsumerOf, messageHandler, nextMessage, type MessageHandling, t
 import { RoundRobinQueue } from './round-robin-queue.js';
 
 interface Held {
+  key: string;
   msg: JsMsg;
   heartbeat: NodeJS.Timeout | undefined;
 }
 
 /**
- * Up to `concurrency` messages handled at once, started round robin by `keyOf` (the account a message is
- * for) rather than in the order they were published: while every slot is busy, this replica takes up to
- * `lookahead` more messages from the durable consumer and keeps them alive (working()); when a slot frees,
- * it starts the oldest message of the key served least recently (RoundRobinQueue). One key with many
- * messages waiting therefore gets one turn in each round, and a newcomer waits for at most the slots that
- * free before its turn. Several replicas share the consumer: each holds at most `lookahead` messages it
- * has not started, so the rest stay in the stream for the others.
+ * Up to `concurrency` messages handled at once, started by `keyOf` (the account a message is for) rather
+ * than in the order they were published: while every slot is busy, this replica takes up to `lookahead`
+ * more messages from the durable consumer and keeps them alive (working()); when a slot frees, it starts
+ * the oldest message of the key with the fewest messages running here, the key served least recently
+ * among equals (RoundRobinQueue). One key with many messages waiting therefore never delays another's
+ * by more than the slots that free before its turn. Several replicas share the consumer: each holds at
+ * most `lookahead` messages it has not started, so the rest stay in the stream for the others.
  */
 export function fairPullWorkers(
   deps: MessageHandling & {
@@ -31,7 +32,10 @@ export function fairPullWorkers(
   const handleOne = messageHandler(deps);
   const waiting = new RoundRobinQueue<Held>();
   const active = new Set<Promise<void>>();
-  let running = false;
+  /** Messages running, by key. */
+  const runningByKey = new Map<string, number>();
+  const running = (key: string) => runningByKey.get(key) ?? 0;
+  let pulling = false;
   let puller: Promise<void> | undefined;
   let roomMade: (() => void) | undefined;
 
@@ -43,11 +47,15 @@ export function fairPullWorkers(
   };
 
   const dispatch = () => {
-    while (running && active.size < deps.concurrency) {
-      const next = waiting.shift();
+    while (pulling && active.size < deps.concurrency) {
+      const next = waiting.shift(running);
       if (!next) return;
       if (next.heartbeat) clearInterval(next.heartbeat);
+      runningByKey.set(next.key, running(next.key) + 1);
       const handled: Promise<void> = handleOne(next.msg).finally(() => {
+        const left = running(next.key) - 1;
+        if (left > 0) runningByKey.set(next.key, left);
+        else runningByKey.delete(next.key);
         active.delete(handled);
         dispatch();
         wake();
@@ -65,28 +73,29 @@ export function fairPullWorkers(
   };
 
   const pull = async () => {
-    const consumer = await durableConsumerOf(deps, () => running);
-    while (running && consumer) {
+    const consumer = await durableConsumerOf(deps, () => pulling);
+    while (pulling && consumer) {
       if (!hasRoom()) {
         await new Promise<void>((resolve) => (roomMade = resolve));
         continue;
       }
-      const msg = await nextMessage(consumer, deps, () => running);
+      const msg = await nextMessage(consumer, deps, () => pulling);
       if (!msg) continue;
       const heartbeat = deps.heartbeatMs ? setInterval(() => msg.working(), deps.heartbeatMs) : undefined;
-      waiting.push(keyOf(msg), { msg, heartbeat });
+      const key = keyOf(msg);
+      waiting.push(key, { key, msg, heartbeat });
       dispatch();
     }
   };
 
   return {
     start() {
-      if (running) return;
-      running = true;
+      if (pulling) return;
+      pulling = true;
       puller = pull();
     },
     async stop() {
-      running = false;
+      pulling = false;
       wake();
       await puller;
       // Messages held but not started go back to the stream for another replica.

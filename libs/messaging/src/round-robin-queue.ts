@@ -25,13 +25,18 @@ export class RoundRobinQueue<T> {
     this.#size++;
   }
 
-  /** The next item in turn, or undefined when none waits. */
-  shift(): T | undefined {
+  /**
+   * The next item in turn, or undefined when none waits: of the key with the fewest items `running` (when
+   * given), then the key served least recently among those.
+   */
+  shift(running?: (key: string) => number): T | undefined {
     let next: string | undefined;
+    let nextRunning = Infinity;
     let nextTurn = Infinity;
     for (const key of this.#waiting.keys()) {
+      const count = running?.(key) ?? 0;
       const turn = this.#served.get(key) ?? -1;
-      if (turn < nextTurn) [next, nextTurn] = [key, turn];
+      if (count < nextRunning || (count === nextRunning && turn < nextTurn)) [next, nextRunning, nextTurn] = [key, count, turn];
     }
     if (next === undefined) return undefined;
     const items = this.#waiting.get(next)!;

@@ -33,6 +33,24 @@ describe('RoundRobinQueue', () => {
     });
   });
 
+  describe('When keys have items running', () => {
+    it('should serve the key with the fewest running first, the one served least recently among equals', () => {
+      const q = new RoundRobinQueue<string>();
+      const running = new Map([['a', 3], ['b', 1], ['c', 1]]);
+      q.push('a', 'a1');
+      q.push('b', 'b1');
+      q.push('c', 'c1');
+      q.push('c', 'c2');
+      const runningOf = (key: string) => running.get(key) ?? 0;
+      expect(q.shift(runningOf)).toBe('b1');
+      running.set('b', 2);
+      expect(q.shift(runningOf)).toBe('c1');
+      running.set('c', 2);
+      expect(q.shift(runningOf)).toBe('c2');
+      expect(q.shift(runningOf)).toBe('a1');
+    });
+  });
+
   describe('When the queue is drained', () => {
     it('should hand back every item and be empty', () => {
       const q = new RoundRobinQueue<number>();

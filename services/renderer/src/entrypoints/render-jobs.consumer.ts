@@ -5,10 +5,19 @@ import { trace } from '@app/telemetry';
 import type { PerformRender } from '../application/perform-render.js';
 
 /**
- * Pulls render jobs from the shared work queue and runs `concurrency` at once, taking a job only into a
- * free slot, so waiting jobs stay in the queue for whichever renderer frees one first (fairness between
- * accounts is auth-quota's cap on each account's renders in flight). A live job heartbeats well inside
- * the consumer's ack wait; a crashed renderer's jobs come back to another one.
+ * Jobs a renderer holds waiting beyond its slots, so that the order they start in is fair: when a slot
+ * frees, the held job of the account with the fewest renders running here starts first (round robin
+ * among equals), whatever one account has queued. Enough for one account's whole in-flight limit on the
+ * default plans, so another account's job is in hand when the next slot frees.
+ */
+export const JOBS_HELD_WAITING = 32;
+
+/**
+ * Pulls render jobs from the shared work queue and runs `concurrency` at once. Fairness between accounts
+ * is the order jobs start in (fairPullWorkers): up to JOBS_HELD_WAITING more jobs are held, and a freed
+ * slot goes to the account with the fewest renders running. Sharing is work-conserving: an account
+ * alone may fill every slot (up to its plan's renders in flight). A live job heartbeats well inside the
+ * consumer's ack wait; a crashed renderer's jobs, held or running, come back to another one.
  */
 export function renderJobsConsumer(deps: { js: JetStreamClient; perform: PerformRender; concurrency: number; logger: Logger }): PullWorkers {
   const { perform, logger } = deps;
@@ -17,9 +26,7 @@ export function renderJobsConsumer(deps: { js: JetStreamClient; perform: Perform
     stream: RENDERER_JOBS_CONSUMER.stream,
     durable: RENDERER_JOBS_CONSUMER.config.durable_name,
     concurrency: deps.concurrency,
-    // A job is taken only when a slot is free: one held waiting behind this renderer's busy slots would
-    // wait while another renderer sat idle (and a synchronous render is shed if it does not start soon).
-    lookahead: 0,
+    lookahead: JOBS_HELD_WAITING,
     logger,
     heartbeatMs: 3_000,
     keyOf: (msg) => RenderJob.decode(msg.data).account_id,
