@@ -9,7 +9,7 @@ import { SchedulerServiceService } from '@app/proto/scheduler';
 import { startGrpcServer, type GrpcServer } from '@app/rpc';
 import { startHealthServer, type App, type HealthServer } from '@app/runtime';
 import type { SchedulerConfig } from './config.js';
-import type { AuthQuota, Clock, RenderJobs, TargetGuard } from './application/ports.js';
+import type { AuthQuota, Clock, Comparer, RenderJobs, TargetGuard } from './application/ports.js';
 import { taskCommands } from './application/task-commands.js';
 import { dueRunRequests, dueRuns, type TickResult } from './application/request-due-runs.js';
 import { runStarter } from './application/start-run.js';
@@ -28,6 +28,7 @@ import { natsRenderJobs } from './adapters/nats-render-jobs.js';
 import { natsTaskEventPublisher } from './adapters/nats-task-event-publisher.js';
 import { taskEventRelay } from './adapters/task-event-relay.js';
 import { netGuardTarget } from './adapters/net-guard-target.js';
+import { workerComparer } from './adapters/worker-comparer.js';
 import { taskViews, type TaskViews } from './projections/task-views/task-views.js';
 import { schedulerService } from './entrypoints/grpc/scheduler.service.js';
 import { taskRunsConsumer } from './entrypoints/nats/task-runs.consumer.js';
@@ -41,6 +42,8 @@ export interface SchedulerDeps {
   authQuota: AuthQuota & { close?(): void; ready?(): Promise<void> };
   jobs: RenderJobs;
   guard: TargetGuard;
+  /** Where monitoring runs are compared (default: worker threads with the configured deadline). */
+  comparer: Comparer & { close?(): Promise<void> };
   newId: () => string;
   newFileName: () => string;
   /** Told how late each run's job went out after its due instant (the dispatch-lag metric by default). */
@@ -126,7 +129,21 @@ export async function createApp(config: SchedulerConfig, logger: Logger, o: Part
   const concurrency = config.dispatchConcurrency;
   const dispatcher = runStartConsumer({ js, trigger: dueTimeTrigger, start: starter.atDueTime, concurrency, logger });
   const preparer = runStartConsumer({ js, trigger: aheadTrigger, start: preparation.prepare, concurrency, logger });
-  const compare = compareRun({ streams, results, authQuota, jobs, clock, newId, newFileName, onCompared: schedulerMetrics().compared });
+  // Comparisons (text extraction, ignore_text, diffs) run in worker threads: never on this thread, which
+  // serves every account's requests, starts due runs and keeps NATS messages alive.
+  const comparer = o.comparer ?? workerComparer({ threads: config.compareThreads, deadlineMs: config.compareTimeoutMs });
+  const compare = compareRun({
+    streams,
+    results,
+    authQuota,
+    jobs,
+    clock,
+    comparer,
+    newId,
+    newFileName,
+    onCompared: schedulerMetrics().compared,
+    onFailed: (err, at) => logger.warn({ err, ...at }, 'comparing a monitoring run failed'),
+  });
   const outcomes = taskRunsConsumer({ js, finish: finishRun({ streams, clock }), compare, concurrency: config.concurrency, logger });
 
   let grpc: GrpcServer | undefined;
@@ -161,6 +178,7 @@ export async function createApp(config: SchedulerConfig, logger: Logger, o: Part
       await grpc?.stop();
       await Promise.all([dispatcher.stop(), preparer.stop(), outcomes.stop()]);
       timer.stop();
+      if (!o.comparer) await comparer.close?.();
       // Runs prepared here and not started go back to the due-time path (of any replica).
       await preparation.cancelAll();
       await relay.stop();

@@ -34,6 +34,10 @@ const schema = z.object({
    * itself only publishes its job; 0 prepares nothing (every run is claimed and dispatched when due).
    */
   SCHEDULER_PREPARE_LEAD_MS: envInt(40_000, 0, 300_000),
+  /** Worker threads that compare monitoring runs (text extraction, ignore_text, diffs), off the thread that serves requests. */
+  SCHEDULER_COMPARE_THREADS: envInt(1, 1, 16),
+  /** A comparison is given up after this long in its worker (the worker is stopped); it is tried again, then recorded as failed. */
+  SCHEDULER_COMPARE_TIMEOUT_MS: envInt(20_000, 20, 600_000),
   /** Runs kept per task in the run history. */
   SCHEDULER_RUN_HISTORY_LIMIT: envInt(1_000, 1, 100_000),
   /** A task stream gets a snapshot every this many events (a task running every minute writes ~4,300 a day). */
@@ -58,6 +62,8 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env) {
     concurrency: c.SCHEDULER_CONCURRENCY,
     dispatchConcurrency: c.SCHEDULER_DISPATCH_CONCURRENCY,
     prepareLeadMs: c.SCHEDULER_PREPARE_LEAD_MS,
+    compareThreads: c.SCHEDULER_COMPARE_THREADS,
+    compareTimeoutMs: c.SCHEDULER_COMPARE_TIMEOUT_MS,
     runHistoryLimit: c.SCHEDULER_RUN_HISTORY_LIMIT,
     snapshotEvery: c.SCHEDULER_SNAPSHOT_EVERY,
   };

@@ -5,9 +5,9 @@ import { exceeds, type Monitor, type RunChange } from '../domain/monitor/monitor
 import { decide } from '../domain/task/task.decider.js';
 import { confirmingRunOf } from '../domain/task/task-monitoring.js';
 import type { ActiveTask, ChangeAnnouncement, Frequency } from '../domain/task/task.js';
-import { compareResults, comparedResult } from '../comparison/compare-results.js';
+import { ComparisonFailed, type CompareJobResult, type ComparisonFailure } from '../comparison/compare-job.js';
 import { RESULT_TTL_MS, renderJob } from './start-run.js';
-import type { AuthQuota, Clock, RenderJobs, ResultStore, TaskStreams } from './ports.js';
+import type { AuthQuota, Clock, Comparer, RenderJobs, ResultStore, TaskStreams } from './ports.js';
 import { checkTaskQuery } from './task-query.js';
 
 const HOUR_MS = 3_600_000;
@@ -33,16 +33,35 @@ export const comparedTtlMs = (frequency: Frequency): number => Math.max(RESULT_T
 export const derivedFileName = (resultName: string, purpose: 'compared' | 'diff'): string =>
   createHash('sha256').update(`${resultName}\0${purpose}`).digest('base64url');
 
+/** A comparison that fails on this delivery of its run's outcome (or a later one) is recorded as failed. */
+export const COMPARE_ATTEMPTS = 3;
+/**
+ * Deliveries after which a comparison is recorded as failed without being tried again: the earlier ones
+ * never settled (the scheduler was stopped, or killed, while comparing).
+ */
+export const MAX_UNSETTLED_DELIVERIES = 5;
+
+const FAILURE_SUMMARY: Record<ComparisonFailure | 'unsettled', string> = {
+  deadline: `The comparison ran out of time on ${COMPARE_ATTEMPTS} attempts`,
+  crashed: `The comparison ran out of memory on ${COMPARE_ATTEMPTS} attempts`,
+  error: `The comparison failed on ${COMPARE_ATTEMPTS} attempts`,
+  unsettled: `The comparison did not finish in ${MAX_UNSETTLED_DELIVERIES} tries`,
+};
+
 export interface CompareRunDeps {
   streams: TaskStreams;
   results: ResultStore;
   authQuota: AuthQuota;
   jobs: RenderJobs;
   clock: Clock;
+  /** Where the comparison's CPU work runs (worker threads with a deadline). */
+  comparer: Comparer;
   newId: () => string;
   newFileName: () => string;
   /** Told how long each comparison took (metrics). */
   onCompared?: (ms: number, mode: Monitor['mode']) => void;
+  /** Told of each comparison attempt that failed (logs). */
+  onFailed?: (err: ComparisonFailed, at: { taskId: number; runId: string; delivery: number }) => void;
 }
 
 function announcementOf(task: ActiveTask): ChangeAnnouncement | undefined {
@@ -58,6 +77,11 @@ function announcementOf(task: ActiveTask): ChangeAnnouncement | undefined {
  * more (`TaskRunConfirming`, admitted and charged like any run's render) unless `confirm` is false, and
  * counts only if the confirming render differs too. Redeliveries are harmless: a run is compared once and
  * the files it writes have names derived from the run's result.
+ *
+ * The comparison's work runs in `comparer` (worker threads, with a deadline), never on the thread that
+ * serves requests. One that fails is tried again ('retry': the outcome is delivered again) until its
+ * COMPARE_ATTEMPTS-th delivery, then recorded as a `failed` comparison (the baseline stays, nothing is
+ * announced); `delivery` is the outcome's delivery count.
  */
 export function compareRun(deps: CompareRunDeps) {
   const { streams, results, clock } = deps;
@@ -92,18 +116,18 @@ export function compareRun(deps: CompareRunDeps) {
     return true;
   };
 
-  return async (finished: RenderFinished): Promise<void> => {
-    if (finished.origin !== 'task' || !finished.task_id) return;
+  return async (finished: RenderFinished, delivery = 1): Promise<'done' | 'retry'> => {
+    if (finished.origin !== 'task' || !finished.task_id) return 'done';
     const taskId = Number(finished.task_id);
-    if (!Number.isSafeInteger(taskId) || taskId < 1) return;
+    if (!Number.isSafeInteger(taskId) || taskId < 1) return 'done';
     const { state } = await streams.load(taskId);
-    if (state.status !== 'Active' || !state.definition.monitor) return;
+    if (state.status !== 'Active' || !state.definition.monitor) return 'done';
     const monitor = state.definition.monitor;
     const confirmingRun = confirmingRunOf(state, finished.job_id);
     const runId = confirmingRun ?? finished.run_id;
-    if (!runId) return;
+    if (!runId) return 'done';
     const pending = state.uncompared?.[runId];
-    if (!pending) return;
+    if (!pending) return 'done';
     // The run's own render again (a redelivery): its confirming render is on its way. Its job is published
     // again under the same id (the queue keeps one), in case the first publish was lost.
     const inFlight = Object.entries(state.confirming ?? {}).find(([, c]) => c.runId === runId);
@@ -111,7 +135,7 @@ export function compareRun(deps: CompareRunDeps) {
       const [jobId, { fileName, reservationId, startedAt }] = inFlight;
       const { params } = checkTaskQuery(state.definition.api, state.definition.query);
       if (params && fileName) await deps.jobs.publish(renderJob(state, runId, { jobId, fileName, reservationId }, params, startedAt));
-      return;
+      return 'done';
     }
 
     const baseline = state.baseline ?? undefined;
@@ -119,7 +143,7 @@ export function compareRun(deps: CompareRunDeps) {
       // The confirming render failed: the suspected change is not counted; the baseline stays.
       const summary = 'A change was suspected but the confirming render failed: not counted.';
       await record(taskId, runId, { status: 'unchanged', score: 0, summary, after: baseline?.file ?? pending.file, boxes: [] });
-      return;
+      return 'done';
     }
     const resultName = confirmingRun ? finished.result!.object_name : pending.file;
     const ttlMs = comparedTtlMs(state.definition.frequency);
@@ -128,29 +152,47 @@ export function compareRun(deps: CompareRunDeps) {
     const sameAsResult = monitor.mode === 'visual' && ttlMs <= RESULT_TTL_MS;
     if (!baseline && sameAsResult) {
       await record(taskId, runId, { status: 'baseline', score: 0, summary: 'The first compared run: the baseline.', after: resultName, boxes: [] });
-      return;
+      return 'done';
     }
+    const failed = async (reason: ComparisonFailure | 'unsettled') => {
+      const summary = `${FAILURE_SUMMARY[reason]}: this run is not compared; the baseline stays.`;
+      await record(taskId, runId, { status: 'failed', score: 0, summary, ...(baseline ? { before: baseline.file } : {}), after: resultName, boxes: [] });
+      return 'done' as const;
+    };
+    if (delivery > MAX_UNSETTLED_DELIVERIES) return failed('unsettled');
     const [stored, previous] = await Promise.all([results.read(resultName), baseline ? results.read(baseline.file) : undefined]);
-    if (!stored) return; // gone (expired): nothing to compare
+    if (!stored) return 'done'; // gone (expired): nothing to compare
     const started = performance.now();
-    const compared = comparedResult(monitor, stored.body, stored);
+    let outcome: CompareJobResult;
+    try {
+      outcome = await deps.comparer.compare({
+        monitor,
+        result: { body: stored.body, extension: stored.extension, contentType: stored.contentType },
+        ...(baseline && previous ? { previous: previous.body } : {}),
+        labels: { before: baseline?.runId ?? '', after: runId },
+      });
+    } catch (err) {
+      if (!(err instanceof ComparisonFailed)) throw err;
+      deps.onFailed?.(err, { taskId, runId, delivery });
+      return delivery < COMPARE_ATTEMPTS ? 'retry' : failed(err.reason);
+    }
+    const compared = outcome.compared ?? { body: stored.body, extension: stored.extension, contentType: stored.contentType };
     const after = sameAsResult ? resultName : derivedFileName(resultName, 'compared');
     if (!sameAsResult) {
       await results.write(after, compared.body, { accountId: state.accountId, contentType: compared.contentType, extension: compared.extension, ttlMs });
     }
 
-    const before = baseline && previous;
-    if (!baseline || !before) {
+    const comparison = outcome.comparison;
+    if (!baseline || !comparison) {
       await record(taskId, runId, { status: 'baseline', score: 0, summary: 'The first compared run: the baseline.', after, boxes: [] });
-      return;
+      return 'done';
     }
-    const comparison = await compareResults(monitor, before.body, compared.body, { before: baseline.runId, after: runId });
     deps.onCompared?.(performance.now() - started, monitor.mode);
     if (!exceeds(monitor, comparison.score)) {
       await record(taskId, runId, { status: 'unchanged', score: comparison.score, summary: comparison.summary, before: baseline.file, after, boxes: [] });
-      return;
+      return 'done';
     }
-    if (monitor.confirm && !confirmingRun && (await confirm(state, runId, comparison.score))) return;
+    if (monitor.confirm && !confirmingRun && (await confirm(state, runId, comparison.score))) return 'done';
     let diff: string | undefined;
     if (comparison.diff) {
       diff = derivedFileName(resultName, 'diff');
@@ -171,6 +213,7 @@ export function compareRun(deps: CompareRunDeps) {
       boxes: comparison.boxes,
     };
     await record(taskId, runId, change, announcementOf(state));
+    return 'done';
   };
 }
 

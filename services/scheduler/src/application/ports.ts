@@ -1,5 +1,6 @@
 import type { RenderJob } from '@app/proto/render';
 import type { Task, TaskEvent } from '../domain/task/task.js';
+import type { CompareJob, CompareJobResult } from '../comparison/compare-job.js';
 
 export interface Clock {
   now(): Date;
@@ -76,4 +77,12 @@ export interface StoredResult {
 export interface ResultStore {
   read(name: string): Promise<StoredResult | undefined>;
   write(name: string, body: Uint8Array, meta: { accountId: string; contentType: string; extension: string; ttlMs: number }): Promise<void>;
+}
+
+/**
+ * Runs a monitoring run's comparison away from the thread that serves requests, within a deadline: a job
+ * that runs out of time, dies or throws rejects with ComparisonFailed.
+ */
+export interface Comparer {
+  compare(job: CompareJob): Promise<CompareJobResult>;
 }

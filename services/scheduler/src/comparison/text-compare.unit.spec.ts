@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { applyPatch } from 'diff';
 import { comparedText } from './text-extract.js';
-import { compareTexts } from './text-diff.js';
+import { MAX_LINE_EDITS, compareTexts } from './text-diff.js';
 
 const opts = { ignoreSelectors: [] as string[], ignoreText: [] as string[] };
 const pricing = (pro: string, clock: string, banner: string) => `<!doctype html><html><head><title>Plans</title><style>td{color:red}</style></head><body>
@@ -62,5 +63,42 @@ describe('compareTexts', () => {
     expect(patch).toContain('+Pro $39');
     expect(patch).toContain('+Team $99');
     expect(patch).toMatch(/@@ -\d+,\d+ \+\d+,\d+ @@/);
+  });
+
+  const listing = (n: number, seed: number) => Array.from({ length: n }, (_, i) => `Item ${(i * 7919 + seed) % 100_003} costs $${(i * seed) % 997}`).join('\n');
+
+  it.each([2_000, 20_000])(
+    'should count every line as changed, and say so, when all %i lines of a listing change (beyond the line diff\'s bound)',
+    (lines) => {
+      const before = `Prices\n${listing(lines, 1)}\nFooter`;
+      const after = `Prices\n${listing(lines, 2)}\nFooter`;
+      const result = compareTexts(before, after, { before: 'run-1', after: 'run-2' });
+      expect(result.summary).toBe(
+        `${lines} lines added, ${lines} lines removed (more than ${MAX_LINE_EDITS} lines differ: every line from the first change to the last counts as changed); ` +
+          `first change: "- ${listing(1, 1)}"`,
+      );
+      expect(result.score).toBe(listing(lines, 1).length + listing(lines, 2).length + 2);
+      // The diff file is a unified diff that turns the old text into the new one, with the unchanged
+      // first and last lines as context.
+      const patch = new TextDecoder().decode(result.diff!.body);
+      expect(patch).toContain(`@@ -1,${lines + 2} +1,${lines + 2} @@\n Prices\n`);
+      expect(applyPatch(`${before}\n`, patch)).toBe(`${after}\n`);
+    },
+  );
+
+  it('should still compare line by line when a few lines of a long listing change', () => {
+    const before = listing(20_000, 1);
+    const lines = before.split('\n');
+    lines[10_000] = 'Item 1 costs $1';
+    const result = compareTexts(before, lines.join('\n'), { before: 'run-1', after: 'run-2' });
+    expect(result.summary).toBe(`1 line added, 1 line removed; first change: "- ${before.split('\n')[10_000]}"`);
+    expect(applyPatch(`${before}\n`, new TextDecoder().decode(result.diff!.body))).toBe(`${lines.join('\n')}\n`);
+  });
+});
+
+describe('comparedText with a pattern that backtracks quadratically', () => {
+  it('should strip with \\d+x over 80 kB of digits in the linear-time engine (the text stays, nothing matches)', () => {
+    const digits = '7'.repeat(80_000);
+    expect(comparedText(`# Page\n\n${digits}\n`, 'md', { ...opts, ignoreText: ['\\d+x', '\\d+y'] })).toBe(`# Page\n${digits}`);
   });
 });

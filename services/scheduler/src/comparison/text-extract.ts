@@ -1,4 +1,5 @@
 import { parse } from 'node-html-parser';
+import { ignoredTextRegExp } from './linear-regexp.js';
 
 /** Elements whose content is never page text. */
 const NOT_TEXT = 'script, style, noscript, template, head';
@@ -19,7 +20,7 @@ const normalise = (text: string): string =>
 
 /**
  * The text a text-mode monitor compares: the page's (or `selector`'s) visible text, one line per block,
- * with `ignoreSelectors` removed and the matches of `ignoreText` stripped. An HTML result is parsed
+ * with `ignoreSelectors` removed and the matches of `ignoreText` stripped (in the linear-time engine). An HTML result is parsed
  * (node-html-parser); a Markdown result is its own text. A selector that matches nothing gives ''.
  */
 export function comparedText(result: string, format: 'html' | 'md', opts: TextOptions): string {
@@ -32,6 +33,6 @@ export function comparedText(result: string, format: 'html' | 'md', opts: TextOp
     for (const node of scope.querySelectorAll([NOT_TEXT, ...opts.ignoreSelectors].join(', '))) node.remove();
     text = scope.structuredText;
   }
-  for (const pattern of opts.ignoreText) text = text.replace(new RegExp(pattern, 'gu'), '');
+  for (const pattern of opts.ignoreText) text = text.replace(ignoredTextRegExp(pattern), '');
   return normalise(text);
 }

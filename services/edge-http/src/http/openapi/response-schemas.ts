@@ -133,7 +133,7 @@ export const Task = z
 
 const RunChange = z
   .looseObject({
-    status: z.enum(['baseline', 'unchanged', 'changed']),
+    status: z.enum(['baseline', 'unchanged', 'changed', 'failed']).describe('failed: the comparison kept running out of time or memory; the baseline stays.'),
     score: z.number().describe('visual: percent of pixels that differ; text: changed characters.'),
     summary: z.string(),
     diff: z.string().nullable().describe('URL of the diff file: a PNG with the changed pixels marked (visual), a unified diff (text).'),

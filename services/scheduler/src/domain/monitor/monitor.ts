@@ -27,7 +27,8 @@ export interface Monitor {
   confirm: boolean;
 }
 
-export type ChangeStatus = 'baseline' | 'unchanged' | 'changed';
+/** `failed`: the comparison kept failing (out of time or memory); the run is not compared, the baseline stays. */
+export type ChangeStatus = 'baseline' | 'unchanged' | 'changed' | 'failed';
 
 /** A changed region, in pixels of the compared image. */
 export interface ChangeBox {

@@ -31,7 +31,9 @@ export function evolveMonitoring(state: ActiveTask, event: TaskUpdated | TaskRun
     case 'TaskRunCompared': {
       const { runId, change } = event.data;
       const confirming = Object.fromEntries(Object.entries(state.confirming ?? {}).filter(([, c]) => c.runId !== runId));
-      return { ...state, baseline: { runId, file: change.after }, uncompared: without(state.uncompared, runId), confirming };
+      // A failed comparison leaves the baseline as it was: the next run is compared with it.
+      const baseline = change.status === 'failed' ? state.baseline : { runId, file: change.after };
+      return { ...state, baseline, uncompared: without(state.uncompared, runId), confirming };
     }
   }
 }

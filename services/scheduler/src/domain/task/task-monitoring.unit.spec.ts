@@ -46,6 +46,12 @@ describe('Monitoring in the task aggregate', () => {
     expect(state).toMatchObject({ baseline: { runId: 'r1', file: 'file-1-compared.txt' }, uncompared: {} });
   });
 
+  it('should close a run whose comparison failed and keep the baseline for the next run', () => {
+    const { state, events } = play([create, ...ran(1), compare(1, 'baseline'), ...ran(2), compare(2, 'failed'), compare(2, 'failed')]);
+    expect(events.filter((e) => e.type === 'TaskRunCompared')).toHaveLength(2);
+    expect(state).toMatchObject({ baseline: { runId: 'r1', file: 'file-1-compared.txt' }, uncompared: {} });
+  });
+
   it('should not await a comparison for a task without a monitor', () => {
     const plain: TaskCommand = { ...create, data: { ...create.data, definition: { ...definition, monitor: null } } } as TaskCommand;
     const { events } = play([plain, ...ran(1), compare(1, 'baseline')]);

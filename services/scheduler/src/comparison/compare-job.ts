@@ -1,0 +1,38 @@
+import type { Comparison, Monitor } from '../domain/monitor/monitor.js';
+import { compareResults, comparedResult, type ComparedResult } from './compare-results.js';
+
+/** One comparison of a monitoring run, as a worker thread takes it (plain data: it is copied to the thread). */
+export interface CompareJob {
+  monitor: Monitor;
+  /** The run's result as rendered. */
+  result: { body: Uint8Array; extension: string; contentType: string };
+  /** The baseline's compared file; without it the run is the baseline (only its compared form is made). */
+  previous?: Uint8Array;
+  labels: { before: string; after: string };
+}
+
+export interface CompareJobResult {
+  /** The run's compared form (text mode: the extracted, filtered text); visual mode compares the result itself. */
+  compared?: ComparedResult;
+  comparison?: Comparison;
+}
+
+/** The CPU-bound part of a comparison: text extraction and ignore_text, then the text or visual diff. */
+export async function runCompareJob(job: CompareJob): Promise<CompareJobResult> {
+  const compared = comparedResult(job.monitor, job.result.body, job.result);
+  const comparison = job.previous ? await compareResults(job.monitor, job.previous, compared.body, job.labels) : undefined;
+  return { ...(job.monitor.mode === 'text' ? { compared } : {}), ...(comparison ? { comparison } : {}) };
+}
+
+/** Why a comparison gave no result: it ran out of time, its worker thread died, or it threw. */
+export type ComparisonFailure = 'deadline' | 'crashed' | 'error';
+
+export class ComparisonFailed extends Error {
+  constructor(
+    readonly reason: ComparisonFailure,
+    options?: ErrorOptions,
+  ) {
+    super(`comparison failed: ${reason}`, options);
+    this.name = 'ComparisonFailed';
+  }
+}
