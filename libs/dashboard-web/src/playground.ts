@@ -21,6 +21,13 @@ function parameters(): [string, string][] {
   for (const name of ['full_page_max_height', 'selector', 'wait_for_selector', 'styles', 'scripts']) {
     if (value(`pg-${name}`) && shownFor(name, operation)) params.push([name, value(`pg-${name}`)]);
   }
+  // PDF layout and honest failures: one value each, and one string a line for the content checks.
+  for (const name of PDF_AND_FAILURE_FIELDS) {
+    if (value(`pg-${name}`) && shownFor(name, operation)) params.push([name, value(`pg-${name}`)]);
+  }
+  for (const name of LINE_LISTS) {
+    for (const line of $<HTMLTextAreaElement>(`pg-${name}`).value.split('\n')) if (line.trim()) params.push([name, line.trim()]);
+  }
   for (const line of $<HTMLTextAreaElement>('pg-extra').value.split('\n')) {
     const trimmed = line.trim();
     if (!trimmed) continue;
@@ -37,13 +44,27 @@ function shownFor(name: string, operation: string): boolean {
 }
 
 /** Parameters that are text whatever they look like (a script may be `1`). */
-const TEXT_PARAMETERS: ReadonlySet<string> = new Set(['selector', 'wait_for_selector', 'styles', 'scripts']);
+const TEXT_PARAMETERS: ReadonlySet<string> = new Set([
+  'selector',
+  'wait_for_selector',
+  'styles',
+  'scripts',
+  'pdf_header',
+  'pdf_footer',
+  'pdf_page_ranges',
+  'fail_if_content_contains',
+  'fail_if_content_missing',
+]);
+const PDF_AND_FAILURE_FIELDS = ['pdf_margin', 'pdf_scale', 'pdf_page_ranges', 'pdf_width', 'pdf_height', 'pdf_header', 'pdf_footer', 'fail_on_status'];
+/** Lists given one item a line, sent as a JSON array (repeated in a GET link). */
+const LINE_LISTS: ReadonlySet<string> = new Set(['fail_if_content_contains', 'fail_if_content_missing']);
 
 /** JSON body: numbers and booleans typed as the API documents them. */
 function jsonBody(params: [string, string][]): string {
   const body: Record<string, unknown> = {};
   for (const [k, v] of params) {
-    body[k] = TEXT_PARAMETERS.has(k) ? v : v === 'true' ? true : v === 'false' ? false : /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v;
+    const typed = TEXT_PARAMETERS.has(k) ? v : v === 'true' ? true : v === 'false' ? false : /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v;
+    body[k] = LINE_LISTS.has(k) ? [...((body[k] as unknown[] | undefined) ?? []), typed] : typed;
   }
   return JSON.stringify(body);
 }
