@@ -47,6 +47,7 @@ const base: Record<Operation, Record<string, unknown>> = {
 const COMPANIONS: Record<string, Record<string, unknown>> = {
   full_page_scroll_by_amount: { full_page_scroll: true },
   full_page_scroll_by_duration: { full_page_scroll: true },
+  full_page_max_height: { full_page: true },
   geolocation_accuracy: { geolocation_latitude: 1, geolocation_longitude: 1 },
   geolocation_latitude: { geolocation_longitude: 1 },
   geolocation_longitude: { geolocation_latitude: 1 },
