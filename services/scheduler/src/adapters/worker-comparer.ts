@@ -12,6 +12,8 @@ const defaultWorkerFile = (): string =>
     : new URL('../comparison/compare.worker.js', import.meta.url)
   ).href;
 
+const NICE_INCREMENT = 10;
+
 export interface WorkerComparerOptions {
   threads: number;
   /** How long a job may run in its thread; then the thread is stopped and a new one started. */
@@ -32,6 +34,9 @@ export function workerComparer(opts: WorkerComparerOptions): Comparer & { close(
     maxThreads: opts.threads,
     idleTimeout: 60_000,
     concurrentTasksPerWorker: 1,
+    // Lower CPU priority (Linux: per thread) than the thread that serves requests: on a busy machine the
+    // requests of every account go first, a comparison takes the time that is left.
+    niceIncrement: NICE_INCREMENT,
     resourceLimits: { maxOldGenerationSizeMb: opts.maxHeapMb ?? 1_024 },
   });
   let running = 0;
