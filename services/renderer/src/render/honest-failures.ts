@@ -6,7 +6,9 @@ import { statusMatches } from '@app/render-params';
 
 /** fail_on_status: the page's main document answered one of the listed statuses. */
 export function failOnStatus(params: RenderParams, status: number | undefined): void {
-  if (status === undefined || params.fail_on_status.length === 0 || !statusMatches(status, params.fail_on_status)) return;
+  // Repeated fields are [] once decoded or validated; a RenderParams built by hand may lack them.
+  const listed = params.fail_on_status ?? [];
+  if (status === undefined || listed.length === 0 || !statusMatches(status, listed)) return;
   throw new AppError('host_returned_error', `The page answered HTTP ${status}, a status fail_on_status lists.`, {
     details: [{ parameter: 'fail_on_status', message: `the page answered ${status}`, returned_status_code: status }],
   });
@@ -20,8 +22,8 @@ const comparable = (text: string) => text.replace(/\s+/g, ' ').trim().toLocaleLo
  * innerText: what is hidden by CSS, scripts and styles are not text) once it is ready.
  */
 export async function failOnContent(page: Page, params: RenderParams): Promise<void> {
-  const contains = params.fail_if_content_contains;
-  const missing = params.fail_if_content_missing;
+  const contains = params.fail_if_content_contains ?? [];
+  const missing = params.fail_if_content_missing ?? [];
   if (contains.length === 0 && missing.length === 0) return;
   const text = comparable(await page.evaluate(() => document.body?.innerText ?? document.documentElement?.innerText ?? ''));
   const found = contains.find((s) => text.includes(comparable(s)));
