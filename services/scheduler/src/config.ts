@@ -35,7 +35,7 @@ const schema = z.object({
    */
   SCHEDULER_PREPARE_LEAD_MS: envInt(40_000, 0, 300_000),
   /** Worker threads that compare monitoring runs (text extraction, ignore_text, diffs), off the thread that serves requests. */
-  SCHEDULER_COMPARE_THREADS: envInt(1, 1, 16),
+  SCHEDULER_COMPARE_THREADS: envInt(2, 1, 16),
   /** A comparison is given up after this long in its worker (the worker is stopped); it is tried again, then recorded as failed. */
   SCHEDULER_COMPARE_TIMEOUT_MS: envInt(20_000, 20, 600_000),
   /** Runs kept per task in the run history. */
