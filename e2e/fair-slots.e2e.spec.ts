@@ -4,10 +4,12 @@ import { accountsAdmin, imageInfo, startFixtureServer, startTestStack, until } f
 
 /**
  * One account keeps sending slow renders (`delay`), as many at once as its plan allows (growth: 10), far
- * more than the renderer's slots. Another account's render must start about one render later at worst
- * and succeed; the busy account's excess is refused 429 concurrency_limited, never the other's render.
- * The edge's start timeout is raised so that waiting renders are not shed: what is measured is the order
- * the renderer starts them in, seen at the target page (each render loads it once, when it starts).
+ * more than the renderer's slots: nothing is held back for others, so they all wait for the slots. Another
+ * account's render must start about one render later at worst and succeed: a freed slot goes to the
+ * account with the fewest renders running. Nothing is shed nor refused but as the busy account's own limit
+ * (429 concurrency_limited). The edge's start timeout is raised so that waiting renders are not shed: what
+ * is measured is the order the renderer starts them in, seen at the target page (each render loads it
+ * once, when it starts).
  */
 const BUSY_PARALLEL = 10;
 const DELAY_SECONDS = 2;
@@ -52,7 +54,7 @@ describe.each([1, 2, 4])('Fair sharing of %i render slot(s)', (slots) => {
       json: { url: `${fixture.origin}${path}`, delay: DELAY_SECONDS, format: 'png', viewport_width: 320, viewport_height: 240 },
     });
 
-  it('should start the other account within about one render, succeed, and refuse only the busy account its excess', async () => {
+  it('should start the other account within about one render and succeed, refusing the busy account nothing but its own limit', async () => {
     const busy = await admin.create('growth', 'busy');
     const other = await admin.create('free', 'other');
     const answers: { status: number; code?: string; body?: string }[] = [];
@@ -92,9 +94,8 @@ describe.each([1, 2, 4])('Fair sharing of %i render slot(s)', (slots) => {
       sending = false;
       await Promise.all(senders);
     }
-    // The busy account's excess is refused as its own limit, never shed as if the renderers were down.
+    // Whatever the busy account is refused is its own limit, never shed as if the renderers were down.
     const refusals = answers.filter((a) => a.status !== 200);
-    expect(refusals.length).toBeGreaterThan(0);
     expect(refusals.filter((a) => a.status !== 429 || a.code !== 'concurrency_limited').map((a) => a.body)).toEqual([]);
   }, 240_000);
 });
