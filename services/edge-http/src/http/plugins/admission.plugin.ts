@@ -8,6 +8,8 @@ import { routeOf } from '../route-of.js';
 import type { HeldReservation } from '../reservation.js';
 
 const EMPTY = new Uint8Array();
+/** The longest an answer waits for its reservation's end to be told to auth-quota. */
+const END_WAIT_MS = 500;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -177,11 +179,20 @@ export const admissionPlugin = fp(async (app: FastifyInstance, opts: AdmissionOp
   });
 
   // Ended before the answer leaves: a caller that sends its next render as soon as it has this one's
-  // answer finds this render ended. Callback style: most answers hold no reservation and cost no promise.
+  // answer finds this render ended. The answer waits for that END_WAIT_MS at most (auth-quota slow or its
+  // bus hung): the end goes on behind it. Callback style: most answers hold no reservation and cost no promise.
   app.addHook('onSend', (request, reply, payload, done) => {
     const ending = endReservation(request, reply.statusCode < 400);
     if (!ending) return done(null, payload);
-    void ending.finally(() => done(null, payload));
+    let sent = false;
+    const send = () => {
+      if (sent) return;
+      sent = true;
+      clearTimeout(bound);
+      done(null, payload);
+    };
+    const bound = setTimeout(send, END_WAIT_MS);
+    void ending.finally(send);
   });
 
   // An answer that never reached onSend (its sending failed) still ends its reservation.
