@@ -36,8 +36,7 @@ export function serviceClient(opts: { baseUrl: string; ca: string; accessKey: st
     },
     /**
      * A render task for runConcurrently whose clients render for `accessKeys` in turn, one account per
-     * client (the client's own key without them): one account may have only part of the fleet's slots in
-     * flight, so a load that fills every slot is several accounts' load, as in production.
+     * client (the client's own key without them).
      */
     rendersFor(accessKeys: string[] | undefined, operation: string, params: Record<string, unknown>) {
       const keys = accessKeys?.length ? accessKeys : [opts.accessKey];

@@ -1,11 +1,11 @@
 // npm run bench: the service against the raw-browser limit on the same machine, in the same run.
 // BENCH_QUICK=1 shortens every scenario; BENCH_SCENARIOS=1,6 runs only those (8: screencast, 9: change monitoring,
-// 10: one NATS server beside a three-node cluster).
+// 10: one NATS server beside a three-node cluster, 11: element capture, wait_for_selector and a 60,000 px full page).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT, ensureSelfSignedCertificate } from '@app/stack';
-import { accountsAdmin, startFixtureServer, startTestStack, type TestStack } from '@app/testkit';
+import { startFixtureServer, startTestStack, type TestStack } from '@app/testkit';
 import { HEADLESS_SHELL, startBaselines, type Baselines } from './baselines.js';
 import { serviceClient, type ServiceClient } from './client.js';
 import { BENCH_ROUTES } from './fixture-page.js';
@@ -19,6 +19,7 @@ import { schedulerScenario } from './scenarios/scheduler.js';
 import { screencastScenario } from './scenarios/screencast.js';
 import { monitoringScenario } from './scenarios/monitoring.js';
 import { natsClusterScenario } from './scenarios/nats-cluster.js';
+import { elementCaptureScenario, tallPageScenario } from './scenarios/element-capture.js';
 import { round } from './stats.js';
 import { formatTable, type Row } from './report.js';
 
@@ -41,7 +42,7 @@ interface Ctx {
   stack: TestStack;
   client: ServiceClient;
   baselines: Baselines;
-  /** The demo account's key and a second account's (same plan): loads that fill every slot use both. */
+  /** The accounts whose keys the loads that fill every slot use (the demo account alone: it may fill the fleet). */
   accessKeys: string[];
 }
 
@@ -243,6 +244,35 @@ async function memory(ctx: Ctx) {
   rows.push({ scenario: `(7) renderer RSS after ${total} renders`, metric: 'MiB', ours: round(r.after1000Kb / 1024) });
 }
 
+async function elementCapture(ctx: Ctx) {
+  log('element capture and wait_for_selector against a plain screenshot, interleaved');
+  const r = await elementCaptureScenario({ url: ctx.url, client: ctx.client, warmup: 3, runs: quick ? 10 : 60, selector: 'table', params: LIKE_BASELINE });
+  results.element_capture = r;
+  rows.push({ scenario: '(11) plain screenshot of the bench page (same run)', metric: 'p50 ms', ours: round(r.plain.p50) });
+  rows.push({ scenario: '(11) screenshot with selector=table', metric: 'p50 ms', ours: round(r.selector.p50) });
+  rows.push({ scenario: '(11) screenshot with selector=table', metric: 'p50 / plain p50', ours: round(r.selector.p50 / r.plain.p50, 2) });
+  rows.push({ scenario: '(11) screenshot with wait_for_selector=table (there at load)', metric: 'p50 ms', ours: round(r.waitForSelector.p50) });
+  rows.push({ scenario: '(11) screenshot with wait_for_selector=table (there at load)', metric: 'p50 / plain p50', ours: round(r.waitForSelector.p50 / r.plain.p50, 2) });
+
+  const renderer = ctx.stack.processes.find((p) => p.name.startsWith('renderer'))!;
+  for (const maxHeight of [16_384, 50_000]) {
+    log(`a 60,000 px full page at full_page_max_height=${maxHeight}, timeout 30, in a row`);
+    const tall = await tallPageScenario({
+      url: ctx.url.replace(/\/bench$/, '/bench-tall'),
+      client: ctx.client,
+      rendererPid: renderer.process.pid!,
+      runs: quick ? 3 : 10,
+      params: { full_page_max_height: maxHeight, timeout: 30 },
+    });
+    results[`tall_page_${maxHeight}`] = tall;
+    const scenario = `(11) 60,000 px full page, full_page_max_height ${maxHeight}, ${tall.renders.length} in a row`;
+    rows.push({ scenario, metric: 'slowest answer ms (timeout 30 s)', ours: round(Math.max(...tall.renders.map((t) => t.ms))) });
+    rows.push({ scenario, metric: 'answered 200', ours: tall.renders.filter((t) => t.status === 200).length });
+    rows.push({ scenario, metric: 'renderer RSS before, MiB', ours: round(tall.beforeKb / 1024) });
+    rows.push({ scenario, metric: 'renderer RSS 3 s after, MiB', ours: round(tall.afterKb / 1024) });
+  }
+}
+
 async function screencast(ctx: Ctx) {
   log('screencast: scroll recordings, then renderer memory over 100 screencasts');
   const renderer = ctx.stack.processes.find((p) => p.name.startsWith('renderer'))!;
@@ -313,7 +343,7 @@ async function monitoring(url: string) {
 const fixture = await startFixtureServer(BENCH_ROUTES);
 const url = `${fixture.origin}/bench`;
 try {
-  if ([1, 2, 3, 4, 5, 7, 8].some(want)) {
+  if ([1, 2, 3, 4, 5, 7, 8, 11].some(want)) {
     log('starting the stack');
     const stack = await startTestStack({
       renderers: 1,
@@ -324,15 +354,15 @@ try {
     });
     const baselines = await startBaselines();
     const client = serviceClient({ baseUrl: `https://127.0.0.1:${stack.port}`, ca: stack.certPem, accessKey: stack.demo.accessKey });
-    const admin = accountsAdmin(stack.authQuotaAddress);
-    const second = await admin.create('scale', 'bench second account').finally(() => admin.close());
-    const ctx: Ctx = { url, stack, client, baselines, accessKeys: [stack.demo.accessKey, second.accessKey] };
+    // One account: sharing is work-conserving, so an account alone may fill every slot (up to its plan).
+    const ctx: Ctx = { url, stack, client, baselines, accessKeys: [stack.demo.accessKey] };
     try {
       await latency(ctx);
       if (want(2)) await throughput(ctx);
       if (want(3) || want(4)) await besideTheFloor(ctx);
       if (want(7)) await memory(ctx);
       if (want(8)) await screencast(ctx);
+      if (want(11)) await elementCapture(ctx);
     } finally {
       client.close();
       await baselines.close();
