@@ -37,7 +37,14 @@ const CONSENT_PAGE = PAGE.replace(
 </body>`,
 );
 
+/** A 60,000 px page of 600 numbered bands, for full-page captures at their cap. */
+const TALL_PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>Tall page</title></head><body style="margin:0">${Array.from(
+  { length: 600 },
+  (_, i) => `<div style="height:100px;background:hsl(${(i * 37) % 360},70%,50%)">band ${i}</div>`,
+).join('')}</body></html>`;
+
 export const BENCH_ROUTES = {
+  '/bench-tall': serve('text/html; charset=utf-8', TALL_PAGE),
   '/bench-consent': serve('text/html; charset=utf-8', CONSENT_PAGE),
   '/bench': serve('text/html; charset=utf-8', PAGE),
   '/bench-long': serve('text/html; charset=utf-8', LONG_PAGE),
