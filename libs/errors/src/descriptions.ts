@@ -10,7 +10,7 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, { meaning: string; retry: str
   },
   name_not_resolved: { meaning: "The page's host name does not resolve.", retry: 'When the name resolves.' },
   selector_not_found: {
-    meaning: '`click_selector` matches no element of the page, or `selector` no visible one (unless `error_on_selector_not_found=false`); `details` names the parameter.',
+    meaning: '`click_selector` matches no element of the page, `selector` no visible one (unless `error_on_selector_not_found=false`), or a step\'s `selector` no element within 10 s (`steps[i].selector`); `details` names the parameter.',
     retry: 'When the page has it.',
   },
   access_key_invalid: { meaning: 'No access key, or one that is unknown (rotated keys stop at once).', retry: 'No: use a valid key.' },
@@ -25,6 +25,10 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, { meaning: string; retry: str
   task_not_found: { meaning: 'No such task for this account (another account\'s tasks are not found either).', retry: 'No.' },
   render_not_found: { meaning: 'No such asynchronous render for this account, or it expired.', retry: 'No.' },
   file_not_found: { meaning: 'No such result file, or it expired.', retry: 'No.' },
+  secret_not_found: {
+    meaning: 'A `type` step names an account secret that does not exist (never created, or deleted: a task that types it fails its runs with this code); `details` names `steps[i].secret`. Also `DELETE /v1/secrets/{name}` of an unknown name.',
+    retry: 'After creating the secret (`POST /v1/secrets`).',
+  },
   conflict: { meaning: 'The record to create exists already (an account, a task).', retry: 'No.' },
   concurrency_conflict: { meaning: 'Another change to the same record won the race.', retry: 'Yes, at once.' },
   request_timeout: { meaning: 'The request was not received completely in time.', retry: 'Yes.' },
@@ -49,7 +53,7 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, { meaning: string; retry: str
   },
   render_failed: { meaning: 'The render failed (the page crashed the browser tab, say); no internals are shown.', retry: 'Perhaps.' },
   render_timeout: {
-    meaning: 'The render took longer than `timeout`; when it was waiting for `wait_for_selector`, the message names the selector.',
+    meaning: 'The render took longer than `timeout`; when it was waiting for `wait_for_selector` or a step, the message names the selector or `steps[i]` and what it waited for (`details` names the parameter).',
     retry: 'With a longer `timeout`, or later.',
   },
   internal_error: { meaning: 'An unexpected fault; the request id finds it in logs and traces.', retry: 'Yes, later.' },

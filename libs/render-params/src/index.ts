@@ -12,3 +12,4 @@ export { FULL_PAGE_MAX_HEIGHT, PAGE_CODE_MAX_BYTES } from './page-additions.js';
 export { MAX_CONTENT_CHECKS, statusMatches } from './failure-parameters.js';
 export { MAX_PDF_SIDE_INCHES, pageRangesProblem } from './pdf-parameters.js';
 export { cssLengthInches, normalizeCssLength } from './css-length.js';
+export { MAX_STEPS, MAX_STEP_TEXT, MAX_STEP_WAIT_MS, SECRET_NAME, SECRET_NAME_RULE, STEP_ACTIONS, STEP_KEYS, secretNamesOf, type StepAction } from './steps.js';

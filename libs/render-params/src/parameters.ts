@@ -7,6 +7,7 @@ import { FAILURE_PARAMETERS } from './failure-parameters.js';
 import { PDF_PARAMETERS } from './pdf-parameters.js';
 import { isIanaTimeZone } from './time-zone.js';
 import { FULL_PAGE_MAX_HEIGHT, PAGE_CODE_MAX_BYTES, pageCode } from './page-additions.js';
+import { MAX_STEPS, MAX_STEP_WAIT_MS, stepsParam } from './steps.js';
 
 export const OPERATIONS = ['screenshot', 'pdf', 'scrape', 'screencast'] as const;
 export type Operation = (typeof OPERATIONS)[number];
@@ -130,6 +131,8 @@ export interface ParameterDef {
   description: string;
   /** The value used when the parameter is absent (applied by validateRenderParams and documented). */
   default?: unknown;
+  /** Problems are named by their place inside the value (`steps[2].selector`), not by the parameter alone. */
+  namesPlaces?: boolean;
 }
 
 const VIEWPORT_SIZE = { min: 1, max: 7_680, int: true } as const;
@@ -237,6 +240,12 @@ export const PARAMETERS: Record<string, ParameterDef> = {
     operations: ALL,
     schema: selector,
     description: 'CSS selector: after the page loaded (and styles and scripts ran), wait until an element matching it is visible, within timeout; when none comes, 500 render_timeout naming the selector.',
+  },
+  steps: {
+    operations: ALL,
+    schema: stepsParam(),
+    namesPlaces: true,
+    description: `Browser steps run in order once the page loaded, before everything else that prepares the page (at most ${MAX_STEPS}): goto {url}, click {selector}, type {selector, text | secret}, press {key}, select {selector, value}, check {selector}, hover {selector}, scroll_to {selector}, wait_for_selector {selector}, wait {ms <= ${MAX_STEP_WAIT_MS}}. A step with optional: true is skipped when its element is absent. Each is bounded by what is left of timeout; a failing step is answered naming steps[i]. A JSON array (a JSON string in a query).`,
   },
   styles: {
     operations: SHOWN,

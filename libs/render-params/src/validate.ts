@@ -2,6 +2,7 @@ import { ValidationError, type ParameterProblem } from '@app/errors';
 import { RenderParams } from '@app/proto/render';
 import { CALLER_PARAMETERS, FORMAT_BY_OPERATION, PARAMETERS, canonicalFormat, type Operation } from './parameters.js';
 import { crossParameterProblems } from './rules.js';
+import { placeName } from './steps.js';
 
 /** Parameters that travel with a request but are not render parameters. */
 const TRANSPORT_PARAMETERS: ReadonlySet<string> = new Set(CALLER_PARAMETERS);
@@ -59,7 +60,10 @@ export function validateRenderParams(operation: Operation, input: Record<string,
     if (parsed.success) {
       if (parsed.data !== undefined) out[name] = parsed.data;
     }
-    else problems.push({ parameter: name, message: `${name} ${parsed.error.issues[0]?.message ?? 'is invalid'}` });
+    else if (def.namesPlaces) {
+      // A structured parameter (steps) names each problem's place: steps[2].selector.
+      for (const issue of parsed.error.issues) problems.push({ parameter: placeName(name, issue.path), message: `${placeName(name, issue.path)} ${issue.message}` });
+    } else problems.push({ parameter: name, message: `${name} ${parsed.error.issues[0]?.message ?? 'is invalid'}` });
   }
 
   const hasUrl = input.url !== undefined && input.url !== '';

@@ -16,3 +16,4 @@ export * from './browser.js';
 export * from './test-bus.js';
 export * from './nats-leaders.js';
 export * from './request-timeline.js';
+export * from './sign-in-site.js';

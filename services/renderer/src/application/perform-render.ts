@@ -2,8 +2,9 @@ import { AppError, ack, dispositionAfter, errors, isAppError, nak, type Disposit
 import { RENDER_PRODUCERS, encodeResultMeta } from '@app/render-contracts';
 import { RenderParams, type RenderFinished, type RenderJob } from '@app/proto/render';
 import { OPERATIONS as RENDER_OPERATIONS, formatOf, renderBudgetMs, timeoutSecondsOf } from '@app/render-params';
+import { secretsOfSteps } from './step-secrets.js';
 import type { RenderOperation } from '../render/types.js';
-import type { Clock, FinishedPublisher, JobInputs, JobOutcome, Renderer, ResultSink, StartGate, TargetGuard } from './ports.js';
+import type { Clock, FinishedPublisher, JobInputs, JobOutcome, Renderer, ResultSink, SecretSource, StartGate, TargetGuard } from './ports.js';
 
 const OPERATIONS: ReadonlySet<string> = new Set<string>(RENDER_OPERATIONS);
 
@@ -39,6 +40,8 @@ export function performRender(deps: {
   startGate?: StartGate;
   /** Told how each job ended and how long it took here (metrics). */
   observe?: (operation: string, outcome: JobOutcome, seconds: number) => void;
+  /** The account secrets `type` steps name, fetched at render time (absent: a step naming one fails). */
+  secrets?: SecretSource;
 }) {
   const { renderer, results, finished, guard, clock } = deps;
   const inputs = deps.inputs ?? INLINE_INPUTS;
@@ -102,7 +105,9 @@ export function performRender(deps: {
       if (params.url) await guard.check(params.url, 'url');
       // An async job may wait in the queue (its deadline allows for it); the render itself keeps its budget.
       const renderMs = Math.min(remainingMs, renderBudgetMs(job.operation, params));
-      const output = await renderer.render(job.operation as RenderOperation, params, renderMs);
+      // Secrets travel only from auth-quota to this render's memory: never in the job, the event or a log.
+      const secrets = await secretsOfSteps(params.steps ?? [], job.account_id, deps.secrets);
+      const output = await renderer.render(job.operation as RenderOperation, params, renderMs, { secrets });
       const { placement } = job;
       const objectName = placement?.object_name || job.job_id;
       const expiresMs = clock.now().getTime() + (placement ? placement.ttl_ms : TRANSIENT_RESULT_TTL_MS);

@@ -1,9 +1,9 @@
 import type { RenderFinished, RenderJob, RenderParams, RenderStarted } from '@app/proto/render';
-import type { RenderOperation, RenderOutput } from '../render/types.js';
+import type { RenderExtras, RenderOperation, RenderOutput } from '../render/types.js';
 
 /** Carries out one render in a fresh isolated browser context. */
 export interface Renderer {
-  render(operation: RenderOperation, params: RenderParams, timeoutMs: number): Promise<RenderOutput>;
+  render(operation: RenderOperation, params: RenderParams, timeoutMs: number, extras?: RenderExtras): Promise<RenderOutput>;
 }
 
 /** Keeps render results out of messages; `metadata` is the object's (expiry, owner, content type). */
@@ -41,3 +41,9 @@ export interface StartGate {
 
 /** How one job ended here, for the metrics: shed jobs were dropped unrendered, retried ones come back. */
 export type JobOutcome = 'succeeded' | 'failed' | 'retried' | 'shed';
+
+/** The values of an account's secrets, for the render that types them (auth-quota holds them sealed). */
+export interface SecretSource {
+  /** The values of those of `names` the account has; a name it lacks is absent from the map. */
+  reveal(accountId: string, names: readonly string[]): Promise<Map<string, string>>;
+}

@@ -15,6 +15,7 @@ import { hideSelectors, removeSelectors } from './prepare/hide.js';
 import { injectStyles, runScripts } from './prepare/inject.js';
 import { DEFAULT_SCROLL_STEP_MS, fullPageScrollBudgetMs, scrollThrough } from './prepare/scroll.js';
 import { waitForSelector } from './prepare/wait-for-selector.js';
+import { runSteps, type StepsEnv } from './steps/run-steps.js';
 import { renderError } from './render-errors.js';
 import { scrapeContent } from './scrape.js';
 import { screencastProducer, type ScreencastEnv } from './screencast/screencast.js';
@@ -44,10 +45,17 @@ const CONSENT_WAIT_MS = 2_000;
 export interface RenderJobEnv {
   gpu?: GpuSupport | undefined;
   screencast?: ScreencastEnv | undefined;
+  /** What `steps` need: the account secrets they type and the address check of their navigations. */
+  steps?: StepsEnv | undefined;
 }
 
-/** After the page loaded: styles, scripts, wait_for_selector, cookie popups, click, hidden elements, scrolling, then `delay`. */
-async function prepare(page: Page, operation: RenderOperation, params: RenderParams, clock: Countdown): Promise<void> {
+/** Without an environment, steps type no secret and every address may be loaded (tests, tools). */
+const NO_STEPS_ENV: StepsEnv = { secrets: new Map(), checkAddress: async () => undefined };
+
+/** After the page loaded: steps, styles, scripts, wait_for_selector, cookie popups, click, hidden elements, scrolling, then `delay`. */
+async function prepare(page: Page, operation: RenderOperation, params: RenderParams, clock: Countdown, env: RenderJobEnv): Promise<void> {
+  // Steps first: what follows applies to the page they end on (a sign-in leads to the page wanted).
+  if (params.steps?.length) await runSteps(page, params.steps, lifecycleEvents(params.wait_until), clock, env.steps ?? NO_STEPS_ENV);
   await injectStyles(page, params.styles);
   await runScripts(page, params.scripts, lifecycleEvents(params.wait_until), clock);
   await waitForSelector(page, params.wait_for_selector, clock);
@@ -106,7 +114,7 @@ export async function renderJob(
         if (!ended) production = PRODUCERS[operation](page, params, env);
         const loaded = await navigate(page, params, loading);
         failOnStatus(params, loaded.status);
-        await prepare(page, operation, params, loading);
+        await prepare(page, operation, params, loading, env);
         await failOnContent(page, params);
         return loaded;
       })(),

@@ -35,3 +35,9 @@ export interface RenderOutput extends Artifact {
   /** HTTP status of the page's main response (absent for `html` input). */
   pageStatus?: number;
 }
+
+/** What a render gets besides its parameters, fetched for it alone and never part of its job. */
+export interface RenderExtras {
+  /** The values of the account secrets its `type` steps name. */
+  secrets?: ReadonlyMap<string, string> | undefined;
+}
