@@ -31,3 +31,11 @@ const WRONG_REVISION: ReadonlySet<number> = new Set([JetStreamApiCodes.StreamWro
 export function isWrongRevision(err: unknown): boolean {
   return err instanceof JetStreamApiError && WRONG_REVISION.has(err.code);
 }
+
+/** JetStream's codes when the stream or consumer asked about does not exist (or not on the server that answered yet). */
+const NOT_FOUND: ReadonlySet<number> = new Set([JetStreamApiCodes.StreamNotFound, JetStreamApiCodes.ConsumerNotFound]);
+
+/** True when `err` says the stream or consumer (a KV bucket's stream included) does not exist. */
+export function isNotFound(err: unknown): boolean {
+  return err instanceof JetStreamApiError && NOT_FOUND.has(err.code);
+}

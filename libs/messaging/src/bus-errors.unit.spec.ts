@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { JetStreamApiError, JetStreamError } from '@nats-io/jetstream';
 import { errors } from '@nats-io/transport-node';
-import { isBusUnavailable, isWrongRevision } from './bus-errors.js';
+import { isBusUnavailable, isNotFound, isWrongRevision } from './bus-errors.js';
 
 describe('Whether an error says the bus is unavailable for now', () => {
   describe('When a stream has no leader for a moment (an election on a cluster)', () => {
@@ -37,6 +37,15 @@ describe('Whether an error says the bus is unavailable for now', () => {
       expect(isWrongRevision(new JetStreamApiError({ code: 400, err_code: 10164, description: 'wrong last sequence: unknown' }))).toBe(true);
       expect(isWrongRevision(new JetStreamApiError({ code: 503, err_code: 10008, description: 'JetStream system temporarily unavailable' }))).toBe(false);
       expect(isWrongRevision(new Error('wrong last sequence: 4'))).toBe(false);
+    });
+  });
+
+  describe('When the stream or consumer asked about does not exist', () => {
+    it('should be not found by its JetStream code, whatever the message says', () => {
+      expect(isNotFound(new JetStreamApiError({ code: 404, err_code: 10059, description: 'stream not found' }))).toBe(true);
+      expect(isNotFound(new JetStreamApiError({ code: 404, err_code: 10014, description: 'consumer not found' }))).toBe(true);
+      expect(isNotFound(new JetStreamApiError({ code: 400, err_code: 10071, description: 'wrong last sequence: 4' }))).toBe(false);
+      expect(isNotFound(new Error('stream not found'))).toBe(false);
     });
   });
 });

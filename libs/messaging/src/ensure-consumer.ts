@@ -1,3 +1,4 @@
+import { isNotFound } from './bus-errors.js';
 import { DeliverPolicy, RetentionPolicy, type ConsumerConfig, type ConsumerInfo, type ConsumerUpdateConfig, type JetStreamManager } from '@nats-io/jetstream';
 
 export interface ConsumerDefinition {
@@ -23,7 +24,7 @@ export async function ensureConsumer(jsm: JetStreamManager, consumer: ConsumerDe
   const { stream, config } = consumer;
   const info = () => jsm.consumers.info(stream, config.durable_name);
   /** Answered "not found" (a busy server's other answers do not count). */
-  const gone = () => info().then(() => false, (e: Error) => /not found/i.test(e.message));
+  const gone = () => info().then(() => false, isNotFound);
   const made = () => info().then(() => true, () => false);
   /** Asks until `done`, every 200 ms for 10 s; then fails with `err`, the request's own failure. */
   const until = async (done: () => Promise<boolean>, err: unknown) => {

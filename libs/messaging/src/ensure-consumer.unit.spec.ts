@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RetentionPolicy, type ConsumerConfig, type ConsumerInfo, type JetStreamManager } from '@nats-io/jetstream';
+import { JetStreamApiError, RetentionPolicy, type ConsumerConfig, type ConsumerInfo, type JetStreamManager } from '@nats-io/jetstream';
 import { ensureConsumer } from './ensure-consumer.js';
 
 /**
@@ -17,7 +17,7 @@ function lateAnsweringServer(existing: Partial<ConsumerConfig> & { durable_name:
   const jsm = {
     consumers: {
       info: async () => {
-        if (!consumer) throw new Error('consumer not found');
+        if (!consumer) throw new JetStreamApiError({ code: 404, err_code: 10014, description: 'consumer not found' });
         return { config: consumer, ack_floor: { stream_seq: 41 } } as unknown as ConsumerInfo;
       },
       delete: () => late(() => (consumer = undefined)),

@@ -10,6 +10,7 @@ import {
   type StreamConfig,
 } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
+import { isNotFound } from './bus-errors.js';
 import { Objm } from '@nats-io/obj';
 import { ensureConsumer } from './ensure-consumer.js';
 
@@ -366,7 +367,7 @@ async function onceFound<T>(status: () => Promise<T>, timeoutMs = 5_000): Promis
     try {
       return await status();
     } catch (err) {
-      if (Date.now() > deadline || !/not found/i.test((err as Error).message)) throw err;
+      if (Date.now() > deadline || !isNotFound(err)) throw err;
       await new Promise((r) => setTimeout(r, 100));
     }
   }
@@ -377,9 +378,4 @@ async function matchReplicas(jsm: JetStreamManager, streamName: string, replicas
   const info = await jsm.streams.info(streamName);
   if (info.config.num_replicas === replicas) return;
   await jsm.streams.update(streamName, { ...info.config, num_replicas: replicas });
-}
-
-function isNotFound(err: unknown): boolean {
-  const e = err as { code?: unknown; name?: string; message?: string; api_error?: { err_code?: number } };
-  return e?.api_error?.err_code === 10059 || e?.name === 'StreamNotFoundError' || /stream not found/i.test(e?.message ?? '');
 }

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { isBusUnavailable, type KV } from '@app/messaging';
+import { isBusUnavailable, isWrongRevision, type KV } from '@app/messaging';
 import { emptyLimits, type LimitsState } from '../domain/limits/account-limits.js';
 import type { LimitsStore } from '../application/ports.js';
 
@@ -25,11 +25,6 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const decode = (bytes: Uint8Array): LimitsState => ({ ...emptyLimits(), ...(JSON.parse(decoder.decode(bytes)) as LimitsState) });
 
-/** JetStream's answer when the entry moved since the revision we wrote against. */
-function isWrongRevision(err: unknown): boolean {
-  const e = err as { api_error?: { err_code?: number }; message?: string };
-  return e?.api_error?.err_code === 10071 || /wrong last sequence/i.test(e?.message ?? '');
-}
 
 interface Pending {
   decide: (state: LimitsState) => unknown;
