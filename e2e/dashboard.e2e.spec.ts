@@ -286,6 +286,22 @@ describe('Account dashboard', () => {
       await shoot('playground');
     });
 
+    it('should send the element to capture and the styles to add from their fields', async () => {
+      await page.type('#pg-selector', 'h1');
+      await page.type('#pg-styles', 'h1 { display: block; width: 300px; height: 50px; margin: 0; background: #00f }');
+      await page.click('#pg-render');
+      // The image is the h1 alone, at the size the styles gave it.
+      await page.waitForFunction(
+        () => {
+          const img = document.getElementById('pg-image') as HTMLImageElement | null;
+          return img?.naturalWidth === 300 && img.naturalHeight === 50;
+        },
+        { timeout: 60_000 },
+      );
+      await page.$eval('#pg-selector', (el) => ((el as HTMLInputElement).value = ''));
+      await page.$eval('#pg-styles', (el) => ((el as HTMLTextAreaElement).value = ''));
+    });
+
     it('should show the API validation message beside the field', async () => {
       await page.$eval('#pg-viewport_width', (el) => ((el as HTMLInputElement).value = '-5'));
       await page.click('#pg-render');
