@@ -45,7 +45,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: [`${sources}/*.unit.spec.ts`, 'bench/src/**/*.unit.spec.ts'],
+          include: [`${sources}/*.unit.spec.ts`, 'bench/src/**/*.unit.spec.ts', 'tools/**/*.unit.spec.ts'],
           sequence: { groupOrder: 0 },
           testTimeout: 30_000,
         },
