@@ -3,7 +3,7 @@ import sharp from 'sharp';
 import { BUCKETS, Objm, SUBJECTS, connectNats, jetstream } from '@app/messaging';
 import { encodeResultMeta } from '@app/render-contracts';
 import { RenderFinished, RenderJob } from '@app/proto/render';
-import { SchedulerServiceClient, TaskChangedEvent } from '@app/proto/scheduler';
+import { SchedulerServiceClient, TaskChangedEvent, TaskMonitor } from '@app/proto/scheduler';
 import type { Stack } from '@app/stack';
 import { startWebhookReceiver } from '@app/testkit';
 import { percentile } from '../stats.js';
@@ -65,7 +65,7 @@ export async function monitoringScenario(opts: { stack: Stack; tasks: number; se
       query,
       frequency: 'every_minute',
       files_base_url: 'https://bench.invalid/v1/files/',
-      monitor: { mode: 'visual', ignore_selectors: [], ignore_text: [], confirm: false },
+      monitor: TaskMonitor.fromPartial({ mode: 'visual', confirm: false }),
     }));
     opts.log(`created ${opts.tasks} monitoring tasks`);
 

@@ -10,8 +10,8 @@ import type { RunChange, Task, TaskMonitor } from '@app/proto/scheduler';
 type AbsentAsNull<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: Exclude<T[P], undefined> | null };
 
 /** Change monitoring of a task (the scheduler's TaskMonitor); its lists may be left out when sent. */
-export type TaskMonitorResource = Omit<TaskMonitor, 'ignore_selectors' | 'ignore_text'> &
-  Partial<Pick<TaskMonitor, 'ignore_selectors' | 'ignore_text'>>;
+type MonitorLists = 'ignore_selectors' | 'ignore_text' | 'fail_on_status' | 'fail_if_content_contains' | 'fail_if_content_missing' | 'notify' | 'keywords';
+export type TaskMonitorResource = Omit<TaskMonitor, MonitorLists> & Partial<Pick<TaskMonitor, MonitorLists>>;
 
 /** A scheduled task as the API returns it. */
 export type TaskResource = AbsentAsNull<Omit<Task, 'monitor'>, 'last_run'> & { monitor?: TaskMonitorResource | null };

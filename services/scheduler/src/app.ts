@@ -89,7 +89,7 @@ export async function createApp(config: SchedulerConfig, logger: Logger, o: Part
   });
   const results = objectStoreResults(await new Objm(nats).open(BUCKETS.renderResults.name), clock);
   const views = taskViews(store, { runHistoryLimit: config.runHistoryLimit });
-  const commands = taskCommands({ streams, ids: eventStoreTaskIds(store), views, clock, guard });
+  const commands = taskCommands({ streams, ids: eventStoreTaskIds(store), views, clock, guard, emailNotifications: config.emailNotifications });
   const relay = taskEventRelay(store, natsTaskEventPublisher(js), {
     intervalMs: config.outboxIntervalMs,
     onError: (err) => logger.error({ err }, 'relaying task events failed; retrying'),

@@ -36,6 +36,8 @@ const schema = z.object({
   SCHEDULER_PREPARE_LEAD_MS: envInt(40_000, 0, 300_000),
   /** Worker threads that compare monitoring runs (text extraction, ignore_text, diffs), off the thread that serves requests. */
   SCHEDULER_COMPARE_THREADS: envInt(2, 1, 16),
+  /** The SMTP server email notifications go through (the webhook dispatcher sends them); without it, monitor.notify takes no email. */
+  SMTP_URL: envOptional(),
   /** A comparison is given up after this long in its worker (the worker is stopped); it is tried again, then recorded as failed. */
   SCHEDULER_COMPARE_TIMEOUT_MS: envInt(20_000, 20, 600_000),
   /** Runs kept per task in the run history. */
@@ -63,6 +65,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env) {
     dispatchConcurrency: c.SCHEDULER_DISPATCH_CONCURRENCY,
     prepareLeadMs: c.SCHEDULER_PREPARE_LEAD_MS,
     compareThreads: c.SCHEDULER_COMPARE_THREADS,
+    emailNotifications: Boolean(c.SMTP_URL),
     compareTimeoutMs: c.SCHEDULER_COMPARE_TIMEOUT_MS,
     runHistoryLimit: c.SCHEDULER_RUN_HISTORY_LIMIT,
     snapshotEvery: c.SCHEDULER_SNAPSHOT_EVERY,

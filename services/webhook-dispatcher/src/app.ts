@@ -8,6 +8,7 @@ import { receiverLimiter } from './application/receiver-limiter.js';
 import { grpcSigningKeys } from './adapters/grpc-signing-keys.js';
 import { RECORD_RETRY_MS, kvDeliveryStates } from './adapters/kv-delivery-states.js';
 import { pinnedWebhookSender } from './adapters/pinned-webhook-sender.js';
+import { smtpEmailSender } from './adapters/smtp-email-sender.js';
 import { deliveriesConsumer } from './entrypoints/deliveries.consumer.js';
 import { taskChangesConsumer } from './entrypoints/task-changes.consumer.js';
 import { webhookMetrics } from './webhook-metrics.js';
@@ -21,6 +22,8 @@ export interface WebhookDeps {
   nats: NatsConnection;
   keys: SigningKeys & { close?(): void; ready?(): Promise<void> };
   sender: WebhookSender;
+  /** Sends notify emails (default: SMTP_URL's server, when set). */
+  email: WebhookSender;
   clock: Clock;
 }
 
@@ -53,7 +56,8 @@ export async function createApp(config: WebhookConfig, logger: Logger, o: Partia
   };
   const deliver = deliverWebhook(deliveryDeps);
   const consumers = (['async', 'task'] as const).map((origin) => deliveriesConsumer({ js, origin, deliver, concurrency: config.concurrency, logger }));
-  const changes = taskChangesConsumer({ js, deliver: deliverSigned(deliveryDeps), concurrency: config.concurrency, logger });
+  const email = o.email ?? (config.smtp ? smtpEmailSender({ ...config.smtp, timeoutMs: config.timeoutMs }) : undefined);
+  const changes = taskChangesConsumer({ js, deliver: deliverSigned(deliveryDeps), senders: { chat: sender, email }, concurrency: config.concurrency, logger });
   let health: HealthServer | undefined;
   return {
     async start() {
@@ -70,6 +74,7 @@ export async function createApp(config: WebhookConfig, logger: Logger, o: Partia
       health?.setDraining();
       await Promise.all([...consumers.map((c) => c.stop()), changes.stop()]);
       keys.close?.();
+      (email as { close?(): void } | undefined)?.close?.();
       if (!o.nats) await nats.drain();
       await health?.close();
     },

@@ -31,6 +31,10 @@ const schema = z.object({
   WEBHOOK_CONCURRENCY: envInt(16, 1, 1_000),
   /** Public origin of the API (as edge-http's), naming result files of events that do not carry it. */
   EDGE_PUBLIC_URL: envOptional(),
+  /** The SMTP server notify emails go through (smtp://user:pass@host:587, smtps://…); none: no emails. */
+  SMTP_URL: envOptional(),
+  /** The From address of notify emails. */
+  SMTP_FROM: envString('Render monitor <monitor@localhost>'),
 });
 
 export function parseConfig(env: NodeJS.ProcessEnv = process.env) {
@@ -48,6 +52,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env) {
     maxResponseBytes: c.WEBHOOK_MAX_RESPONSE_BYTES,
     perReceiverConcurrency: c.WEBHOOK_PER_RECEIVER_CONCURRENCY,
     concurrency: c.WEBHOOK_CONCURRENCY,
+    smtp: c.SMTP_URL ? { url: c.SMTP_URL, from: c.SMTP_FROM } : undefined,
     filesBaseUrl: c.EDGE_PUBLIC_URL ? `${c.EDGE_PUBLIC_URL.replace(/\/+$/, '')}/v1/files/` : undefined,
   };
 }

@@ -29,6 +29,14 @@ const toMonitorResource = (m: TaskMonitor): TaskMonitorResource => ({
   ignore_selectors: m.ignore_selectors,
   ignore_text: m.ignore_text,
   confirm: m.confirm ?? true,
+  fail_on_status: m.fail_on_status,
+  fail_if_content_contains: m.fail_if_content_contains,
+  fail_if_content_missing: m.fail_if_content_missing,
+  ...(m.alert_after_failures !== undefined ? { alert_after_failures: m.alert_after_failures } : {}),
+  notify: m.notify.map((n) => (n.type === 'email' ? { type: n.type, to: n.to } : { type: n.type, url: n.url })),
+  ...(m.trigger !== undefined ? { trigger: m.trigger } : {}),
+  keywords: m.keywords,
+  ...(m.keep !== undefined ? { keep: m.keep } : {}),
 });
 
 const toMonitorMessage = (m: TaskMonitorResource): TaskMonitor => ({
@@ -38,6 +46,14 @@ const toMonitorMessage = (m: TaskMonitorResource): TaskMonitor => ({
   ignore_selectors: m.ignore_selectors ?? [],
   ignore_text: m.ignore_text ?? [],
   confirm: m.confirm,
+  fail_on_status: m.fail_on_status ?? [],
+  fail_if_content_contains: m.fail_if_content_contains ?? [],
+  fail_if_content_missing: m.fail_if_content_missing ?? [],
+  alert_after_failures: m.alert_after_failures,
+  notify: m.notify ?? [],
+  trigger: m.trigger,
+  keywords: m.keywords ?? [],
+  keep: m.keep,
 });
 
 export const toTaskRunResource = (r: TaskRun): TaskRunResource => ({

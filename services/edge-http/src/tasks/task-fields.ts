@@ -29,8 +29,33 @@ export const TASK_FIELDS = {
         ignore_selectors: z.array(z.string({ error: 'monitor.ignore_selectors must hold strings' }), { error: 'monitor.ignore_selectors must be a list of CSS selectors' }).describe('Elements masked (visual) or removed (text) before comparing.').optional(),
         ignore_text: z.array(z.string({ error: 'monitor.ignore_text must hold strings' }), { error: 'monitor.ignore_text must be a list of regular expressions' }).describe('Regular expressions removed before a text comparison (at most 20).').optional(),
         confirm: z.boolean({ error: 'monitor.confirm must be true or false' }).describe('Render a suspected change once more before it counts (default true).').optional(),
+        fail_on_status: z
+          .union([z.string(), z.number(), z.array(z.union([z.string(), z.number()]))], { error: 'monitor.fail_on_status must be status codes or ranges ("400-599", [404, "500-599"]) or "none"' })
+          .transform((v) => (Array.isArray(v) ? v.map(String) : String(v).split(',')).map((s) => s.trim()).filter((s) => s !== ''))
+          .describe('A run whose page answers one of these statuses or ranges fails with its reason, is never compared and never a baseline (default "400-599"; "none": no status fails it).')
+          .optional(),
+        fail_if_content_contains: z.array(z.string({ error: 'monitor.fail_if_content_contains must hold strings' }), { error: 'monitor.fail_if_content_contains must be a list of strings' }).describe('A run whose page shows one of these strings (case-insensitive) fails (at most 20).').optional(),
+        fail_if_content_missing: z.array(z.string({ error: 'monitor.fail_if_content_missing must hold strings' }), { error: 'monitor.fail_if_content_missing must be a list of strings' }).describe('A run whose page lacks one of these strings (case-insensitive) fails (at most 20).').optional(),
+        alert_after_failures: z.number({ error: 'monitor.alert_after_failures must be a number' }).describe('After this many failed runs in a row task.failing is announced, and task.recovered on the next successful run (default 3; 0: never).').optional(),
+        notify: z
+          .array(
+            z.strictObject(
+              {
+                type: text('monitor.notify[].type', 'slack, discord, teams (incoming webhook url) or email (to).'),
+                url: text('monitor.notify[].url', "The chat service's incoming webhook URL (slack, discord, teams).").optional(),
+                to: text('monitor.notify[].to', 'The email address (email; needs the server to have SMTP configured).').optional(),
+              },
+              { error: 'monitor.notify must hold objects {type, url} or {type: "email", to}' },
+            ),
+            { error: 'monitor.notify must be a list of channels' },
+          )
+          .describe('Where changes, task.failing and task.recovered are also sent (at most 10).')
+          .optional(),
+        trigger: text('monitor.trigger', 'text mode: which changed lines count: any (default), added or removed.').optional(),
+        keywords: z.array(z.string({ error: 'monitor.keywords must hold strings' }), { error: 'monitor.keywords must be a list of strings' }).describe('text mode: a change counts only when one of these appears or disappears (at most 20).').optional(),
+        keep: z.number({ error: 'monitor.keep must be a number' }).describe('Runs whose compared results are kept for GET /v1/tasks/{id}/compare (default 50, at most 1000).').optional(),
       },
-      { error: 'monitor must be an object with mode and optional threshold, selector, ignore_selectors, ignore_text, confirm' },
+      { error: 'monitor must be an object with mode and optional threshold, selector, ignore_selectors, ignore_text, confirm, fail_on_status, fail_if_content_contains, fail_if_content_missing, alert_after_failures, notify, trigger, keywords, keep' },
     )
     .describe('Change monitoring: each run is compared with the last successful one.')
     .nullable(),

@@ -1,5 +1,6 @@
 import type { RenderJob } from '@app/proto/render';
-import type { Monitor } from '../domain/monitor/monitor.js';
+import type { RenderParams } from '@app/proto/render';
+import { failOnStatusOf, type Monitor } from '../domain/monitor/monitor.js';
 import type { RenderJobs } from '../application/ports.js';
 
 /**
@@ -17,16 +18,38 @@ export function monitorHideSelectors(monitor: Monitor | null | undefined): strin
   return hide;
 }
 
+const union = (a: readonly string[] | undefined, b: readonly string[]): string[] => [...new Set([...(a ?? []), ...b])];
+
 /**
- * Render jobs of monitoring tasks carry the monitor's masking and clipping as render parameters, so the
- * renderer draws (or scrapes) the page as the monitor compares it. Other jobs pass through unchanged.
+ * The render parameters of a monitored page: its masking, and the checks that make an error page a failed
+ * run instead of a result (fail_on_status, default 400-599, for a page loaded from its url; the
+ * fail_if_content_* strings), added to the query's own.
+ */
+export function monitoredParams(params: RenderParams, monitor: Monitor | null | undefined): RenderParams {
+  if (!monitor) return params;
+  const hide = monitorHideSelectors(monitor);
+  const status = params.url ? failOnStatusOf(monitor) : [];
+  const contains = monitor.failIfContentContains ?? [];
+  const missing = monitor.failIfContentMissing ?? [];
+  return {
+    ...params,
+    ...(hide.length > 0 ? { hide_selectors: [...params.hide_selectors, ...hide] } : {}),
+    ...(status.length > 0 ? { fail_on_status: union(params.fail_on_status, status) } : {}),
+    ...(contains.length > 0 ? { fail_if_content_contains: union(params.fail_if_content_contains, contains) } : {}),
+    ...(missing.length > 0 ? { fail_if_content_missing: union(params.fail_if_content_missing, missing) } : {}),
+  };
+}
+
+/**
+ * Render jobs of monitoring tasks carry the monitor's masking and clipping, and its failure checks, as render
+ * parameters, so the renderer draws (or scrapes) the page as the monitor compares it and fails an error
+ * page. Other jobs pass through unchanged.
  */
 export function monitoredRenderJobs(jobs: RenderJobs, monitorOf: (taskId: number) => Promise<Monitor | null | undefined>): RenderJobs {
   const withMonitor = async (job: RenderJob): Promise<RenderJob> => {
     if (job.origin !== 'task' || !job.task_id || !job.params) return job;
-    const hide = monitorHideSelectors(await monitorOf(Number(job.task_id)));
-    if (hide.length === 0) return job;
-    return { ...job, params: { ...job.params, hide_selectors: [...job.params.hide_selectors, ...hide] } };
+    const monitor = await monitorOf(Number(job.task_id));
+    return monitor ? { ...job, params: monitoredParams(job.params, monitor) } : job;
   };
   return {
     publish: async (job) => jobs.publish(await withMonitor(job)),

@@ -10,7 +10,8 @@ import { outboxRelay, type EventStore, type OutboxRelay, type StoredEvent } from
 export const relayedTaskEvent = (e: Pick<StoredEvent, 'type' | 'data'>): boolean =>
   (e.type === 'TaskRunStarted' && typeof (e.data as { jobId?: unknown }).jobId !== 'string') ||
   // A monitoring task's change to announce (the webhook dispatcher delivers it as task.changed).
-  (e.type === 'TaskRunCompared' && (e.data as { announce?: unknown }).announce !== undefined);
+  // and a failing episode's start and end (task.failing, task.recovered).
+  ((e.type === 'TaskRunCompared' || e.type === 'TaskFailing' || e.type === 'TaskRecovered') && (e.data as { announce?: unknown }).announce !== undefined);
 
 /** The scheduler's outbox relay: the events it consumes, published with `publish` (natsTaskEventPublisher). */
 export function taskEventRelay(

@@ -5,6 +5,7 @@ import { exceeds, type Monitor, type RunChange } from '../domain/monitor/monitor
 import { decide } from '../domain/task/task.decider.js';
 import { confirmingRunOf } from '../domain/task/task-monitoring.js';
 import type { ActiveTask, ChangeAnnouncement, Frequency } from '../domain/task/task.js';
+import { announcementOf } from './announcement.js';
 import { ComparisonFailed, type CompareJobResult, type ComparisonFailure } from '../comparison/compare-job.js';
 import { RESULT_TTL_MS, renderJob } from './start-run.js';
 import type { AuthQuota, Clock, Comparer, RenderJobs, ResultStore, TaskStreams } from './ports.js';
@@ -62,13 +63,6 @@ export interface CompareRunDeps {
   onCompared?: (ms: number, mode: Monitor['mode']) => void;
   /** Told of each comparison attempt that failed (logs). */
   onFailed?: (err: ComparisonFailed, at: { taskId: number; runId: string; delivery: number }) => void;
-}
-
-function announcementOf(task: ActiveTask): ChangeAnnouncement | undefined {
-  const { params } = checkTaskQuery(task.definition.api, task.definition.query);
-  const url = params?.webhook_url;
-  if (!url || !task.filesBaseUrl) return undefined;
-  return { accountId: task.accountId, webhookUrl: url, webhookSigned: params.webhook_signed !== false, filesBaseUrl: task.filesBaseUrl };
 }
 
 /**
@@ -139,10 +133,12 @@ export function compareRun(deps: CompareRunDeps) {
     }
 
     const baseline = state.baseline ?? undefined;
+    // Every outcome may end (or, failed, start) a failing episode: announced where changes are.
+    const announce = announcementOf(state);
     if (confirmingRun && (finished.status !== 'succeeded' || !finished.result)) {
       // The confirming render failed: the suspected change is not counted; the baseline stays.
       const summary = 'A change was suspected but the confirming render failed: not counted.';
-      await record(taskId, runId, { status: 'unchanged', score: 0, summary, after: baseline?.file ?? pending.file, boxes: [] });
+      await record(taskId, runId, { status: 'unchanged', score: 0, summary, after: baseline?.file ?? pending.file, boxes: [] }, announce);
       return 'done';
     }
     const resultName = confirmingRun ? finished.result!.object_name : pending.file;
@@ -150,13 +146,9 @@ export function compareRun(deps: CompareRunDeps) {
     // A screenshot is compared as it is: kept no longer than results are, it is its own compared file,
     // and a first run's (the baseline) need not even be read.
     const sameAsResult = monitor.mode === 'visual' && ttlMs <= RESULT_TTL_MS;
-    if (!baseline && sameAsResult) {
-      await record(taskId, runId, { status: 'baseline', score: 0, summary: 'The first compared run: the baseline.', after: resultName, boxes: [] });
-      return 'done';
-    }
     const failed = async (reason: ComparisonFailure | 'unsettled') => {
       const summary = `${FAILURE_SUMMARY[reason]}: this run is not compared; the baseline stays.`;
-      await record(taskId, runId, { status: 'failed', score: 0, summary, ...(baseline ? { before: baseline.file } : {}), after: resultName, boxes: [] });
+      await record(taskId, runId, { status: 'failed', score: 0, summary, ...(baseline ? { before: baseline.file } : {}), after: resultName, boxes: [] }, announce);
       return 'done' as const;
     };
     if (delivery > MAX_UNSETTLED_DELIVERIES) return failed('unsettled');
@@ -176,6 +168,12 @@ export function compareRun(deps: CompareRunDeps) {
       deps.onFailed?.(err, { taskId, runId, delivery });
       return delivery < COMPARE_ATTEMPTS ? 'retry' : failed(err.reason);
     }
+    if (outcome.empty) {
+      // An empty page (no text, or one colour): a failed run, never compared nor a baseline.
+      const summary = 'The page showed nothing (an empty page): this run is not compared; the baseline stays.';
+      await record(taskId, runId, { status: 'failed', score: 0, summary, ...(baseline ? { before: baseline.file } : {}), after: resultName, boxes: [] }, announce);
+      return 'done';
+    }
     const compared = outcome.compared ?? { body: stored.body, extension: stored.extension, contentType: stored.contentType };
     const after = sameAsResult ? resultName : derivedFileName(resultName, 'compared');
     if (!sameAsResult) {
@@ -184,12 +182,12 @@ export function compareRun(deps: CompareRunDeps) {
 
     const comparison = outcome.comparison;
     if (!baseline || !comparison) {
-      await record(taskId, runId, { status: 'baseline', score: 0, summary: 'The first compared run: the baseline.', after, boxes: [] });
+      await record(taskId, runId, { status: 'baseline', score: 0, summary: 'The first compared run: the baseline.', after, boxes: [] }, announce);
       return 'done';
     }
     deps.onCompared?.(performance.now() - started, monitor.mode);
     if (!exceeds(monitor, comparison.score)) {
-      await record(taskId, runId, { status: 'unchanged', score: comparison.score, summary: comparison.summary, before: baseline.file, after, boxes: [] });
+      await record(taskId, runId, { status: 'unchanged', score: comparison.score, summary: comparison.summary, before: baseline.file, after, boxes: [] }, announce);
       return 'done';
     }
     if (monitor.confirm && !confirmingRun && (await confirm(state, runId, comparison.score))) return 'done';
@@ -212,7 +210,7 @@ export function compareRun(deps: CompareRunDeps) {
       ...(diff ? { diff } : {}),
       boxes: comparison.boxes,
     };
-    await record(taskId, runId, change, announcementOf(state));
+    await record(taskId, runId, change, announce);
     return 'done';
   };
 }

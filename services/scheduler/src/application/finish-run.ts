@@ -1,6 +1,7 @@
 import type { RenderFinished } from '@app/proto/render';
 import { decide } from '../domain/task/task.decider.js';
 import type { Clock, TaskStreams } from './ports.js';
+import { announcementOf } from './announcement.js';
 
 /**
  * Records the outcome of a task run's render (its quota reservation is auth-quota's to settle, from the
@@ -23,6 +24,8 @@ export function finishRun(deps: { streams: TaskStreams; clock: Clock }) {
 
     const succeeded = finished.status === 'succeeded' && finished.result !== undefined;
 
+    // A monitoring task's failed run may start a failing episode, announced where its changes are.
+    const announce = !succeeded && state.status === 'Active' ? announcementOf(state) : undefined;
     await streams.change(taskId, (current) =>
       decide(
         {
@@ -33,6 +36,7 @@ export function finishRun(deps: { streams: TaskStreams; clock: Clock }) {
                 runId,
                 outcome: 'failed',
                 error: { code: finished.error?.code || 'render_failed', message: finished.error?.message || 'The render failed.' },
+                ...(announce ? { announce } : {}),
               },
           metadata: { now: clock.now().getTime() },
         },

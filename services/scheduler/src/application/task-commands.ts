@@ -1,7 +1,7 @@
-import { hasCode, isAppError } from '@app/errors';
+import { ValidationError, hasCode, isAppError } from '@app/errors';
 import { checkRenderTargets } from '@app/net-guard';
 import { decide, taskNotFound } from '../domain/task/task.decider.js';
-import type { TaskApi } from '../domain/task/task.js';
+import type { TaskApi, TaskDefinition } from '../domain/task/task.js';
 import type { TaskView, TaskViews } from '../projections/task-views/task-views.js';
 import type { Clock, TargetGuard, TaskIds, TaskStreams } from './ports.js';
 import { definitionForCreate, definitionForUpdate, type TaskFields } from './task-input.js';
@@ -21,9 +21,30 @@ async function checkTarget(guard: TargetGuard, api: TaskApi, query: string): Pro
   if (params?.webhook_url) await guard.checkWebhook(params.webhook_url, 'query.webhook_url').catch(ignoreUnresolved);
 }
 
+/**
+ * A monitor's notify channels: an email needs the server's SMTP server (SMTP_URL), a chat service's URL
+ * passes the webhook policy as the task's webhook_url does (checked again at every delivery).
+ */
+async function checkNotify(guard: TargetGuard, definition: TaskDefinition, emailNotifications: boolean): Promise<void> {
+  const notify = definition.monitor?.notify ?? [];
+  const problems = notify.flatMap((n, i) =>
+    n.type === 'email' && !emailNotifications
+      ? [{ parameter: `monitor.notify[${i}]`, message: `monitor.notify[${i}] is an email, and this server has no SMTP server configured (SMTP_URL)` }]
+      : [],
+  );
+  if (problems.length > 0) throw new ValidationError(problems);
+  const ignoreUnresolved = (err: unknown) => {
+    if (!(isAppError(err) && hasCode(err, 'name_not_resolved'))) throw err;
+  };
+  for (const [i, n] of notify.entries()) {
+    if (n.type !== 'email') await guard.checkWebhook(n.url, `monitor.notify[${i}].url`).catch(ignoreUnresolved);
+  }
+}
+
 /** Create, update and delete: each decided over the task's stream, answered from the caught-up projection. */
-export function taskCommands(deps: { streams: TaskStreams; ids: TaskIds; views: TaskViews; clock: Clock; guard: TargetGuard }) {
+export function taskCommands(deps: { streams: TaskStreams; ids: TaskIds; views: TaskViews; clock: Clock; guard: TargetGuard; emailNotifications?: boolean }) {
   const { streams, ids, views, clock, guard } = deps;
+  const emailNotifications = deps.emailNotifications ?? false;
 
   const viewAfterWrite = async (accountId: string, taskId: number): Promise<TaskView> => {
     await views.catchUp();
@@ -37,6 +58,7 @@ export function taskCommands(deps: { streams: TaskStreams; ids: TaskIds; views: 
       const now = clock.now().getTime();
       const { definition, enabled } = definitionForCreate(fields, now);
       await checkTarget(guard, definition.api, definition.query);
+      await checkNotify(guard, definition, emailNotifications);
       const taskId = await ids.next();
       await streams.change(taskId, (state) =>
         decide(
@@ -57,6 +79,7 @@ export function taskCommands(deps: { streams: TaskStreams; ids: TaskIds; views: 
       if (fields.api !== undefined || fields.query !== undefined || fields.monitor !== undefined) {
         const checked = definitionForUpdate(state, fields);
         await checkTarget(guard, checked.definition.api, checked.definition.query);
+        if (fields.monitor) await checkNotify(guard, checked.definition, emailNotifications);
       }
       await streams.change(taskId, (current) => {
         // Validated again on the state the append is decided on (it may have moved since the check above).

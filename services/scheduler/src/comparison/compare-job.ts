@@ -1,5 +1,6 @@
 import type { Comparison, Monitor } from '../domain/monitor/monitor.js';
 import { compareResults, comparedResult, type ComparedResult } from './compare-results.js';
+import { isEmptyPage } from './empty-page.js';
 
 /** One comparison of a monitoring run, as a worker thread takes it (plain data: it is copied to the thread). */
 export interface CompareJob {
@@ -15,11 +16,14 @@ export interface CompareJobResult {
   /** The run's compared form (text mode: the extracted, filtered text); visual mode compares the result itself. */
   compared?: ComparedResult;
   comparison?: Comparison;
+  /** The page showed nothing (no text, or one colour): not compared, the run is failed. */
+  empty?: true;
 }
 
 /** The CPU-bound part of a comparison: text extraction and ignore_text, then the text or visual diff. */
 export async function runCompareJob(job: CompareJob): Promise<CompareJobResult> {
   const compared = comparedResult(job.monitor, job.result.body, job.result);
+  if (await isEmptyPage(job.monitor, compared.body)) return { empty: true };
   const comparison = job.previous ? await compareResults(job.monitor, job.previous, compared.body, job.labels) : undefined;
   return { ...(job.monitor.mode === 'text' ? { compared } : {}), ...(comparison ? { comparison } : {}) };
 }

@@ -26,6 +26,8 @@ export interface Delivery {
   url: string;
   signed: boolean;
   body: unknown;
+  /** Sends it instead of the webhook sender (a notify channel: a chat service's webhook, an email). */
+  sender?: WebhookSender;
 }
 
 export interface DeliveryDeps {
@@ -121,7 +123,7 @@ export function deliverSigned(deps: DeliveryDeps) {
       const claim = { ...(previous?.state ?? { state: 'pending' as const, attempts: 0 }), sendingUntilUnixMs: now.getTime() + deps.claimMs };
       // Lost to another writer (a replica claimed it first): read the state again when the message returns.
       if ((await states.putIf(id, claim, previous?.revision ?? 0)) === undefined) return busy;
-      outcome = await sender.send(url, body, signed.headers);
+      outcome = await (delivery.sender ?? sender).send(url, body, signed.headers);
     } finally {
       limiter.release(receiver);
     }

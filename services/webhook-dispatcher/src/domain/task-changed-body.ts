@@ -1,8 +1,31 @@
 import type { TaskChangedEvent } from '@app/proto/scheduler';
 import type { TaskChangedWebhookBody } from '@app/render-contracts';
+import { kindOf } from './notification-messages.js';
 
 /** The body of the task.changed webhook (its schema: @app/render-contracts). */
 export type TaskChangedBody = TaskChangedWebhookBody;
+
+/** The body of task.failing: the failed runs in a row and the last one's reason. */
+export interface TaskFailingBody {
+  type: 'task.failing';
+  task_id: number;
+  run_id: string;
+  failures: number;
+  reason: string;
+  summary: string;
+  dashboard: string | null;
+  created: number;
+}
+
+/** The body of task.recovered: the run that worked again. */
+export interface TaskRecoveredBody {
+  type: 'task.recovered';
+  task_id: number;
+  run_id: string;
+  summary: string;
+  dashboard: string | null;
+  created: number;
+}
 
 export function taskChangedBody(e: TaskChangedEvent): TaskChangedBody {
   return {
@@ -18,5 +41,31 @@ export function taskChangedBody(e: TaskChangedEvent): TaskChangedBody {
   };
 }
 
+/** The webhook body of any announcement of a monitor. */
+export function taskAnnouncementBody(e: TaskChangedEvent): TaskChangedBody | TaskFailingBody | TaskRecoveredBody {
+  const created = Math.floor(Number(e.changed_unix_ms) / 1000);
+  const dashboard = e.dashboard_url || null;
+  switch (kindOf(e)) {
+    case 'failing':
+      return { type: 'task.failing', task_id: e.task_id, run_id: e.run_id, failures: e.failures, reason: e.reason, summary: e.summary, dashboard, created };
+    case 'recovered':
+      return { type: 'task.recovered', task_id: e.task_id, run_id: e.run_id, summary: e.summary, dashboard, created };
+    default:
+      return taskChangedBody(e);
+  }
+}
+
 /** The webhook-id of a change: one per run that changed, the same on every attempt. */
 export const taskChangedWebhookId = (e: TaskChangedEvent): string => `change-${e.run_id}`;
+
+/**
+ * The webhook-id of any announcement: a change's (per run), or a failing episode's start or end (per
+ * episode: the run that tripped it), the same on every attempt.
+ */
+export function announcementId(e: TaskChangedEvent): string {
+  const kind = kindOf(e);
+  return kind === 'changed' ? taskChangedWebhookId(e) : `${kind}-${e.episode_id || e.run_id}`;
+}
+
+/** The delivery id of notify channel `index` of an announcement (its state's key, the same on every attempt). */
+export const channelDeliveryId = (e: TaskChangedEvent, index: number): string => `${announcementId(e)}.notify-${index}`;

@@ -1,17 +1,20 @@
 import { WEBHOOK_TASK_CHANGES_CONSUMER, ack, decodeOrLog, pullWorkers, term, type JetStreamClient, type PullWorkers } from '@app/messaging';
 import { TaskChangedEvent } from '@app/proto/scheduler';
 import type { Logger } from '@app/logging';
-import type { Delivery } from '../application/deliver-webhook.js';
 import type { Disposition } from '@app/errors';
-import { taskChangedBody, taskChangedWebhookId } from '../domain/task-changed-body.js';
+import type { Delivery } from '../application/deliver-webhook.js';
+import { announcementDeliveries, type ChannelSenders } from '../application/announcement-deliveries.js';
 
 /**
- * Changes of monitoring tasks (`scheduler.task.changed`, one message per change) delivered as the
- * task.changed webhook, through the same signed, retried delivery as render webhooks.
+ * Announcements of monitoring tasks (`scheduler.task.changed`, one message per change, failing episode or
+ * recovery) delivered to the task's webhook (task.changed, task.failing, task.recovered, signed) and to each
+ * of its monitor's notify channels, every one through the same claimed, recorded, retried delivery: a
+ * channel delivered already is not sent again when the message comes back for another's retry.
  */
 export function taskChangesConsumer(deps: {
   js: JetStreamClient;
   deliver: (delivery: Delivery) => Promise<Disposition>;
+  senders: ChannelSenders;
   concurrency: number;
   logger: Logger;
 }): PullWorkers {
@@ -24,18 +27,24 @@ export function taskChangesConsumer(deps: {
     logger,
     heartbeatMs: 10_000,
     errorDelayMs: 5_000,
-    span: () => ({ name: 'task change webhook delivery' }),
+    span: () => ({ name: 'task announcement delivery' }),
     async handle(msg) {
       const event = decodeOrLog(msg, TaskChangedEvent.decode, logger, 'task change');
       if (!event) return term;
-      if (!event.webhook_url) return ack;
-      return deps.deliver({
-        id: taskChangedWebhookId(event),
-        accountId: event.account_id,
-        url: event.webhook_url,
-        signed: event.webhook_signed,
-        body: taskChangedBody(event),
-      });
+      const deliveries = announcementDeliveries(event, deps.senders);
+      if (deliveries.length === 0) return ack;
+      const outcomes = await Promise.all(deliveries.map((d) => deps.deliver(d)));
+      return settleAll(outcomes);
     },
   });
+}
+
+/**
+ * One message for several deliveries: it comes back (nak) while any of them waits for its next attempt,
+ * after the shortest wait; otherwise it is done.
+ */
+export function settleAll(outcomes: Disposition[]): Disposition {
+  const naks = outcomes.filter((o): o is Extract<Disposition, { kind: 'nak' }> => o.kind === 'nak');
+  if (naks.length > 0) return { kind: 'nak', delayMs: Math.min(...naks.map((n) => n.delayMs)) };
+  return ack;
 }

@@ -14,6 +14,23 @@ export const DEFAULT_THRESHOLD: Record<MonitorMode, number> = { visual: 0.1, tex
 export const MAX_IGNORE_TEXT = 20;
 export const MAX_IGNORE_SELECTORS = 20;
 
+/** A page answering one of these is a failed run, never compared (decisions: Monitoring people can rely on). */
+export const DEFAULT_FAIL_ON_STATUS = ['400-599'];
+export const DEFAULT_ALERT_AFTER_FAILURES = 3;
+export const MAX_NOTIFY = 10;
+export const MAX_KEYWORDS = 20;
+export const DEFAULT_KEEP = 50;
+export const MAX_KEEP = 1_000;
+
+export const CHAT_TYPES = ['slack', 'discord', 'teams'] as const;
+export type ChatType = (typeof CHAT_TYPES)[number];
+/** Where a monitor's announcements also go: a chat service's incoming webhook, or an email address. */
+export type NotifyChannel = { type: ChatType; url: string } | { type: 'email'; to: string };
+
+/** text mode: which changed lines count (`added`: only new lines, `removed`: only lines gone). */
+export const TRIGGERS = ['any', 'added', 'removed'] as const;
+export type Trigger = (typeof TRIGGERS)[number];
+
 export interface Monitor {
   mode: MonitorMode;
   threshold: number;
@@ -25,7 +42,25 @@ export interface Monitor {
   ignoreText: string[];
   /** A suspected change is rendered once more before it counts. */
   confirm: boolean;
+  /** Statuses and ranges that fail a run (absent: DEFAULT_FAIL_ON_STATUS; [] fails none). */
+  failOnStatus?: string[];
+  failIfContentContains?: string[];
+  failIfContentMissing?: string[];
+  /** Failed runs in a row before the task announces task.failing (absent: the default; 0: never). */
+  alertAfterFailures?: number;
+  notify?: NotifyChannel[];
+  /** text mode (absent: any). */
+  trigger?: Trigger;
+  /** text mode: a change counts only when one of these appears or disappears. */
+  keywords?: string[];
+  /** Runs whose compared results are kept (absent: DEFAULT_KEEP). */
+  keep?: number;
 }
+
+/** The monitor's settings with their defaults filled (a monitor recorded before they existed has none). */
+export const failOnStatusOf = (m: Monitor): string[] => m.failOnStatus ?? DEFAULT_FAIL_ON_STATUS;
+export const alertAfterFailuresOf = (m: Monitor): number => m.alertAfterFailures ?? DEFAULT_ALERT_AFTER_FAILURES;
+export const keepOf = (m: Monitor): number => m.keep ?? DEFAULT_KEEP;
 
 /** `failed`: the comparison kept failing (out of time or memory); the run is not compared, the baseline stays. */
 export type ChangeStatus = 'baseline' | 'unchanged' | 'changed' | 'failed';

@@ -1,4 +1,18 @@
-import type { ActiveTask, CompareRun, ConfirmRun, Task, TaskEvent, TaskRunCompared, TaskRunConfirming, TaskRunFinished, TaskUpdated } from './task.js';
+import { alertAfterFailuresOf } from '../monitor/monitor.js';
+import type {
+  ActiveTask,
+  ChangeAnnouncement,
+  CompareRun,
+  ConfirmRun,
+  Task,
+  TaskEvent,
+  TaskFailing,
+  TaskRecovered,
+  TaskRunCompared,
+  TaskRunConfirming,
+  TaskRunFinished,
+  TaskUpdated,
+} from './task.js';
 
 /** The monitoring side of the task aggregate: which runs await a comparison, and the baseline they meet. */
 
@@ -10,8 +24,27 @@ const without = <R>(record: Record<string, R> | undefined, key: string): Record<
 /** Fields whose change makes earlier results incomparable: the next run is a new baseline. */
 const BASELINE_FIELDS = ['api', 'query', 'monitor'] as const;
 
-export function evolveMonitoring(state: ActiveTask, event: TaskUpdated | TaskRunFinished | TaskRunCompared | TaskRunConfirming): ActiveTask {
+/** What a monitoring run's event says of its health: a failed run, a run that worked, or nothing yet. */
+function healthOf(event: TaskEvent): { failed: string } | 'ok' | undefined {
+  if (event.type === 'TaskRunFinished') {
+    const { outcome, error } = event.data;
+    return outcome === 'failed' ? { failed: error ? `${error.code}: ${error.message}` : 'The render failed.' } : undefined;
+  }
+  if (event.type === 'TaskRunCompared') return event.data.change.status === 'failed' ? { failed: event.data.change.summary } : 'ok';
+  return undefined;
+}
+
+export function evolveMonitoring(
+  state: ActiveTask,
+  event: TaskUpdated | TaskRunFinished | TaskRunCompared | TaskRunConfirming | TaskFailing | TaskRecovered,
+): ActiveTask {
+  const health = state.definition.monitor ? healthOf(event) : undefined;
+  if (health) state = { ...state, failures: health === 'ok' ? 0 : (state.failures ?? 0) + 1 };
   switch (event.type) {
+    case 'TaskFailing':
+      return { ...state, failing: { episodeId: event.data.episodeId, since: event.data.failingAt } };
+    case 'TaskRecovered':
+      return { ...state, failing: null };
     case 'TaskUpdated': {
       const { changes } = event.data;
       // Only fields that differed are recorded (the decider compares monitors by value).
@@ -64,4 +97,40 @@ export function decideMonitoring(command: CompareRun | ConfirmRun, state: Task):
       data: { taskId: state.taskId, runId, change, comparedAt: now, ...(announce && change.status === 'changed' ? { announce } : {}) },
     },
   ];
+}
+
+/**
+ * The failing episode a run's events start or end (decisions: Monitoring people can rely on): after
+ * `alert_after_failures` failed runs in a row the task is failing (announced once, its episode named by
+ * the run that tripped it); the next run that works ends it (announced once). `events` are what the
+ * command decided; the episode's event follows them.
+ */
+export function decideHealth(state: Task, events: TaskEvent[], now: number, announce?: ChangeAnnouncement): TaskEvent[] {
+  if (state.status !== 'Active' || !state.definition.monitor) return events;
+  let failures = state.failures ?? 0;
+  let failing = state.failing ?? null;
+  const out = [...events];
+  const threshold = alertAfterFailuresOf(state.definition.monitor);
+  for (const event of events) {
+    const health = healthOf(event);
+    if (!health || !('runId' in event.data)) continue;
+    const { runId } = event.data as { runId: string };
+    if (health === 'ok') {
+      failures = 0;
+      if (failing) {
+        out.push({ type: 'TaskRecovered', data: { taskId: state.taskId, runId, episodeId: failing.episodeId, recoveredAt: now, ...(announce ? { announce } : {}) } });
+        failing = null;
+      }
+      continue;
+    }
+    failures += 1;
+    if (!failing && threshold > 0 && failures >= threshold) {
+      out.push({
+        type: 'TaskFailing',
+        data: { taskId: state.taskId, runId, episodeId: runId, failures, reason: health.failed, failingAt: now, ...(announce ? { announce } : {}) },
+      });
+      failing = { episodeId: runId, since: now };
+    }
+  }
+  return out;
 }

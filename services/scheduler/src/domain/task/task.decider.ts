@@ -1,6 +1,6 @@
 import { AppError } from '@app/errors';
 import { sameMonitor } from '../monitor/monitor.js';
-import { decideMonitoring, evolveMonitoring } from './task-monitoring.js';
+import { decideHealth, decideMonitoring, evolveMonitoring } from './task-monitoring.js';
 import type { ActiveTask, OpenRun, PreparedRun, Task, TaskCommand, TaskDefinition, TaskEvent } from './task.js';
 
 /** Unfinished runs older than this are dropped from the state (their render outcome never came back). */
@@ -105,6 +105,8 @@ export function evolve(state: Task, event: TaskEvent): Task {
     }
     case 'TaskRunCompared':
     case 'TaskRunConfirming':
+    case 'TaskFailing':
+    case 'TaskRecovered':
       return state.status === 'Active' ? evolveMonitoring(state, event) : state;
     default: {
       const unknown: never = event;
@@ -221,9 +223,9 @@ export function decide(command: TaskCommand, state: Task): TaskEvent[] {
     }
     case 'FinishRun': {
       if (state.status !== 'Active') return [];
-      const { runId, outcome, file, error } = command.data;
+      const { runId, outcome, file, error, announce } = command.data;
       if (!state.openRuns[runId]) return [];
-      return [
+      return decideHealth(state, [
         {
           type: 'TaskRunFinished',
           data: {
@@ -235,9 +237,10 @@ export function decide(command: TaskCommand, state: Task): TaskEvent[] {
             ...(error !== undefined ? { error } : {}),
           },
         },
-      ];
+      ], now, announce);
     }
     case 'CompareRun':
+      return decideHealth(state, decideMonitoring(command, state), now, command.data.announce);
     case 'ConfirmRun':
       return decideMonitoring(command, state);
     default: {

@@ -1,5 +1,5 @@
 import { OPERATIONS } from '@app/render-params';
-import type { Monitor, RunChange } from '../monitor/monitor.js';
+import type { Monitor, NotifyChannel, RunChange } from '../monitor/monitor.js';
 
 /**
  * The scheduled task aggregate: commands, events and state. Times are Unix milliseconds; every time and
@@ -110,12 +110,18 @@ export type TaskRunFinished = {
   data: { taskId: number; runId: string; outcome: RunOutcome; finishedAt: number; file?: string; error?: RunError };
 };
 
-/** Where a change is announced (the task query's webhook), decided with the comparison. */
+/**
+ * Where a monitor's announcements go (the task query's webhook, the monitor's notify channels), decided with
+ * the event that announces (a change, a failing episode, its recovery).
+ */
 export interface ChangeAnnouncement {
   accountId: string;
-  webhookUrl: string;
+  /** Absent: no webhook, only notify channels. */
+  webhookUrl?: string;
   webhookSigned: boolean;
   filesBaseUrl: string;
+  notify?: NotifyChannel[];
+  taskName?: string;
 }
 /**
  * A monitoring task's run compared with the last successful one: the first is the baseline. A change is
@@ -131,7 +137,23 @@ export type TaskRunConfirming = {
   data: { taskId: number; runId: string; jobId: string; fileName: string; reservationId?: string; score: number; confirmingAt: number };
 };
 
+/**
+ * A monitoring task failed `failures` runs in a row (alert_after_failures): a failing episode starts,
+ * announced once (`episodeId`: the run that tripped it).
+ */
+export type TaskFailing = {
+  type: 'TaskFailing';
+  data: { taskId: number; runId: string; episodeId: string; failures: number; reason: string; failingAt: number; announce?: ChangeAnnouncement };
+};
+/** The failing episode `episodeId` ended: run `runId` succeeded. */
+export type TaskRecovered = {
+  type: 'TaskRecovered';
+  data: { taskId: number; runId: string; episodeId: string; recoveredAt: number; announce?: ChangeAnnouncement };
+};
+
 export type TaskEvent =
+  | TaskFailing
+  | TaskRecovered
   | TaskRunCompared
   | TaskRunConfirming
   | TaskCreated
@@ -158,6 +180,8 @@ export const TASK_EVENT_TYPES: ReadonlySet<string> = new Set<TaskEvent['type']>(
   'TaskRunFinished',
   'TaskRunCompared',
   'TaskRunConfirming',
+  'TaskFailing',
+  'TaskRecovered',
 ]);
 
 // ---- Commands -----------------------------------------------------------------------------------------
@@ -200,7 +224,8 @@ export type DispatchRun = {
 };
 export type FinishRun = {
   type: 'FinishRun';
-  data: { runId: string; outcome: RunOutcome; file?: string; error?: RunError };
+  /** `announce`: where a failing episode this run starts is announced (monitoring tasks). */
+  data: { runId: string; outcome: RunOutcome; file?: string; error?: RunError; announce?: ChangeAnnouncement };
   metadata: CommandMetadata;
 };
 
@@ -277,6 +302,10 @@ export interface ActiveTask {
   uncompared?: Record<string, { file: string; finishedAt: number }>;
   /** Monitoring: confirming renders in flight, by job id. */
   confirming?: Record<string, { runId: string; startedAt: number; fileName?: string; reservationId?: string }>;
+  /** Monitoring: failed runs in a row (render failed, an empty page, a failed comparison). */
+  failures?: number;
+  /** Monitoring: the failing episode announced, until a run succeeds. */
+  failing?: { episodeId: string; since: number } | null;
 }
 
 /** A deleted task keeps its unfinished runs, so their quota reservations can still be settled. */

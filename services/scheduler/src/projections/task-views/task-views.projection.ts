@@ -88,6 +88,8 @@ export function evolveTaskView(view: TaskView | null, event: VersionedTaskEvent)
     case 'TaskRunFinished':
     case 'TaskRunCompared':
     case 'TaskRunConfirming':
+    case 'TaskFailing':
+    case 'TaskRecovered':
       return view && { ...view, version };
     default: {
       const unknown: never = event;
