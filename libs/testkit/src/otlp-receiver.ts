@@ -23,12 +23,16 @@ interface OtlpJson {
  */
 export async function startOtlpReceiver(opts: { listenHost?: string } = {}) {
   const spans: ReceivedSpan[] = [];
+  /** Every export as received (span attributes and events included), for tests that search them. */
+  const bodies: string[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       try {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as OtlpJson;
+        const text = Buffer.concat(chunks).toString('utf8');
+        bodies.push(text);
+        const body = JSON.parse(text) as OtlpJson;
         for (const rs of body.resourceSpans ?? []) {
           const service = rs.resource?.attributes?.find((a) => a.key === 'service.name')?.value.stringValue ?? 'unknown';
           for (const ss of rs.scopeSpans ?? []) {
@@ -48,6 +52,7 @@ export async function startOtlpReceiver(opts: { listenHost?: string } = {}) {
   return {
     endpoint: `http://127.0.0.1:${port}`,
     spans,
+    bodies,
     byTrace: (traceId: string) => spans.filter((s) => s.traceId === traceId),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

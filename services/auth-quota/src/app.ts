@@ -27,6 +27,9 @@ import { AccountConsoleServiceService } from '@app/proto/authquota/console';
 import { accountConsole } from './application/account-console.js';
 import { eventStoreDailyUsage } from './adapters/daily-usage.js';
 import { accountConsoleService } from './entrypoints/grpc/account-console.service.js';
+import { AccountSecretsServiceService } from '@app/proto/authquota/secrets';
+import { accountSecrets } from './application/secrets/account-secrets.js';
+import { accountSecretsService } from './entrypoints/grpc/account-secrets.service.js';
 
 export interface AuthQuotaDeps {
   clock: Clock;
@@ -69,6 +72,8 @@ export async function createApp(config: AuthQuotaConfig, logger: Logger, overrid
   });
   const settlements = renderOutcomesConsumer({ js, admission: admit, logger });
   const logRefreshError = (err: unknown) => logger.error({ err }, 'reading account changes failed');
+  // Account secrets (passwords browser steps type): sealed under the master key, like the secret keys.
+  const secretStore = accountSecrets({ store, box: secrets, clock });
   const consoleUseCases = accountConsole({ directory, admission: admit, admin, limits: config.planLimits, dailyUsage: eventStoreDailyUsage(store), clock });
 
   let grpc: GrpcServer | undefined;
@@ -85,6 +90,7 @@ export async function createApp(config: AuthQuotaConfig, logger: Logger, overrid
       grpc = await startGrpcServer(config.grpcAddress, [
         { definition: AuthQuotaServiceService, implementation: authQuotaService({ admission: admit, admin, logger, onRefused: authQuotaMetrics().refused }) },
         { definition: AccountConsoleServiceService, implementation: accountConsoleService({ console: consoleUseCases, logger }) },
+        { definition: AccountSecretsServiceService, implementation: accountSecretsService({ secrets: secretStore, logger }) },
       ]);
       settlements.start();
       health = await startHealthServer({

@@ -14,6 +14,7 @@ import { reservationEnds } from './adapters/reservation-ends.js';
 import { natsRenderQueue } from './adapters/nats-render-queue.js';
 import { netGuardTarget } from './adapters/net-guard-target.js';
 import { grpcScheduler } from './adapters/grpc-scheduler.js';
+import { grpcAccountSecrets } from './adapters/grpc-account-secrets.js';
 import { buildServer } from './http/index.js';
 import { buildResults, objectStoreFiles } from './results/index.js';
 import type { TaskScheduler } from './tasks/index.js';
@@ -61,6 +62,7 @@ export async function createApp(config: EdgeConfig, logger: Logger, o: Partial<E
   const queue = o.queue ?? natsRenderQueue(nats, jobPublisher, bus);
   const guard = o.guard ?? netGuardTarget({ allowPrivate: config.allowPrivateTargets });
   const scheduler = o.scheduler ?? grpcScheduler(config.schedulerAddress);
+  const secrets = grpcAccountSecrets(config.authQuotaAddress);
   // One adapter over the render-results bucket: sync results are read from it, async ones served.
   const objects = await new Objm(nats).open(BUCKETS.renderResults.name);
   const results = o.results ?? objectStoreFiles(objects);
@@ -114,6 +116,7 @@ export async function createApp(config: EdgeConfig, logger: Logger, o: Partial<E
     renderSync: syncRender,
     asyncRenders: asyncRenders.http,
     tasks: { scheduler, publicUrl: config.publicUrl },
+    secrets,
     pages: dashboard.pages,
     health: async () => ({}),
     ready,
@@ -143,6 +146,7 @@ export async function createApp(config: EdgeConfig, logger: Logger, o: Partial<E
       await admission.close();
       authQuotaClient.close?.();
       scheduler.close?.();
+      secrets.close();
       dashboard.close();
       await nats.drain();
       await ops?.close();

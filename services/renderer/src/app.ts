@@ -24,6 +24,7 @@ import { natsFinishedPublisher, objectStoreSink } from './adapters/nats-outputs.
 import { natsStartGate } from './adapters/nats-start-gate.js';
 import { rendererMetrics } from './renderer-metrics.js';
 import { renderJobsConsumer } from './entrypoints/render-jobs.consumer.js';
+import { grpcSecretSource } from './adapters/grpc-secret-source.js';
 
 export interface RendererApp extends App {
   pool: BrowserPool;
@@ -52,6 +53,7 @@ export async function createApp(config: RendererConfig, logger: Logger, o: { nat
 
   // One ffmpeg kept started ahead, of the last screencast's shape.
   const encoders = spareEncoders(config.ffmpegPath);
+  const secretSource = grpcSecretSource(config.authQuotaAddress);
   const perform = performRender({
     renderer: poolRenderer(pool, {
       routing: { allowPrivate: config.allowPrivateTargets, ipLocationProxies: config.ipLocationProxies },
@@ -66,6 +68,7 @@ export async function createApp(config: RendererConfig, logger: Logger, o: { nat
     inputs: renderJobInputs(await new Objm(nats).open(BUCKETS.renderInputs.name)),
     startGate: natsStartGate(nats),
     observe: metrics.observe,
+    secrets: secretSource,
   });
   const consumer = renderJobsConsumer({ js, perform, concurrency: config.pool.concurrency, logger });
   let health: HealthServer | undefined;
@@ -105,6 +108,7 @@ export async function createApp(config: RendererConfig, logger: Logger, o: { nat
       await pool.stop();
       await encoders.stop();
       await proxy.close();
+      secretSource.close();
       await nats.drain();
       await health?.close();
     },

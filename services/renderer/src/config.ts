@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { envBool, envInt, envOptional, envPort, envString, loadConfig, z } from '@app/config';
+import { envAddresses, envBool, envInt, envOptional, envPort, envString, loadConfig, z } from '@app/config';
 
 const schema = z.object({
   NATS_URL: envString('nats://127.0.0.1:4222'),
@@ -22,6 +22,8 @@ const schema = z.object({
   /** ffmpeg, the encoder of screencasts (default: ffmpeg on the PATH). */
   FFMPEG_PATH: envOptional(),
   ALLOW_PRIVATE_TARGETS: envBool(false),
+  /** auth-quota's replicas: the account secrets a `type` step names are fetched from it at render time. */
+  AUTH_QUOTA_ADDR: envAddresses('127.0.0.1:50051'),
   /** Launch browsers with GPU flags (a host with a GPU); gpu_rendering says X-Service-Gpu: unavailable otherwise. */
   RENDERER_GPU: envBool(false),
   /** PEM file of certificates (an intranet CA, a self-signed site) the browsers trust besides their own store. */
@@ -65,6 +67,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env) {
     },
     ffmpegPath: c.FFMPEG_PATH,
     allowPrivateTargets: c.ALLOW_PRIVATE_TARGETS,
+    authQuotaAddress: c.AUTH_QUOTA_ADDR,
     trustedCertsFile: c.RENDERER_TRUSTED_CERTS,
     ipLocationProxies: JSON.parse(c.IP_LOCATION_PROXIES) as Record<string, string>,
   };

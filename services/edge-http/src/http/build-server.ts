@@ -22,6 +22,8 @@ import { filesRoutes } from './routes/files.routes.js';
 import { usageRoutes } from './routes/usage.routes.js';
 import { devicesRoutes } from './routes/devices.routes.js';
 import { taskRoutes } from './routes/tasks.routes.js';
+import { secretRoutes } from './routes/secrets.routes.js';
+import type { AccountSecrets } from '../application/account-secrets.js';
 import { apiDocs, collectRoutes } from './openapi/api-docs.plugin.js';
 
 export interface HttpDeps {
@@ -44,6 +46,8 @@ export interface HttpDeps {
   asyncRenders?: AsyncHttpDeps;
   /** Scheduled tasks, served by the scheduler (absent: no /v1/tasks routes). */
   tasks?: { scheduler: TaskScheduler; publicUrl?: string | undefined };
+  /** The account's secrets, kept by auth-quota (absent: no /v1/secrets routes). */
+  secrets?: AccountSecrets;
   /** The service's own pages beside the API (the account dashboard at /dashboard), as a plugin (absent: none). */
   pages?: (app: FastifyInstance) => Promise<void>;
 }
@@ -141,6 +145,7 @@ export async function buildServer(deps: HttpDeps): Promise<FastifyInstance> {
     await api.register(usageRoutes, { authQuota: deps.authQuota });
     await api.register(devicesRoutes);
     if (deps.tasks) await api.register(taskRoutes, deps.tasks);
+    if (deps.secrets) await api.register(secretRoutes, { secrets: deps.secrets });
   });
   await app.register(apiDocs, { routes });
   return app;

@@ -4,6 +4,7 @@ import { CONTENT_TYPE_BY_FORMAT, FORMAT_BY_OPERATION, OPERATIONS, PARAMETERS, RE
 import { TASK_FIELDS, TASK_REQUIRED_FIELDS } from '../../tasks/index.js';
 import { webhookDocs } from './webhooks.js';
 import { AsyncAccepted, DeviceList, ErrorBody, Health, Readiness, RenderStatus, TaskList, Task, TaskChanges, TaskRun, TaskRuns, Usage } from './response-schemas.js';
+import { Secret, SecretList } from './response-schemas.js';
 
 /** A route of the server as Fastify registered it. */
 export interface RouteInfo {
@@ -220,7 +221,42 @@ const taskBody = (requireCreateFields: boolean): Json => {
   };
 };
 
+const SECRET_BODY: Json = {
+  required: true,
+  content: {
+    'application/json': {
+      schema: {
+        type: 'object',
+        required: ['name', 'value'],
+        additionalProperties: false,
+        properties: {
+          name: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,64}$', description: 'What a type step names in its secret field.' },
+          value: { type: 'string', minLength: 1, maxLength: 4096, description: 'The secret (a password): sealed at rest, typed into pages, never answered.' },
+          access_key: { type: 'string', description: 'The access key, when it is not sent in X-Access-Key.' },
+        },
+      },
+    },
+  },
+};
+
 const ROUTE_DOCS: Record<string, RouteDoc> = {
+  'POST /v1/secrets': {
+    operationId: 'putSecret',
+    tag: 'Account',
+    summary: 'Create or replace an account secret',
+    description: 'A value a type step types by name (steps[i].secret), sealed at rest; answers its name and dates, never the value. Counts against the rate limit only.',
+    status: 201,
+    body: Secret,
+    request: SECRET_BODY,
+  },
+  'GET /v1/secrets': { operationId: 'listSecrets', tag: 'Account', summary: "The account's secrets: names and dates only", body: SecretList },
+  'DELETE /v1/secrets/{name}': {
+    operationId: 'deleteSecret',
+    tag: 'Account',
+    summary: 'Delete an account secret (404 secret_not_found when there is none of that name)',
+    description: 'A task whose steps type it fails its next run with secret_not_found naming the step.',
+    status: 204,
+  },
   'GET /healthz': { operationId: 'health', tag: 'Service', summary: 'Liveness (200 while the process answers)', body: Health },
   'GET /readyz': {
     operationId: 'readiness',

@@ -27,6 +27,7 @@ beforeAll(async () => {
     health: async () => ({}),
     asyncRenders: { renderAsync: unused, renderCached: unused, getRenderStatus: unused, openResultFile: unused, quota: { commit: unused, release: unused } as never },
     tasks: { scheduler: { create: unused, list: unused, get: unused, update: unused, remove: unused, runs: unused } },
+    secrets: { put: unused, list: unused, remove: unused },
   });
   await app.ready();
   const res = await app.inject({ method: 'GET', url: '/openapi.json' });

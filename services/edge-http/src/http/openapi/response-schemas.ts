@@ -171,3 +171,14 @@ export const Health = z.looseObject({ status: z.string(), reason: z.string().opt
 export const Readiness = z
   .looseObject({ status: z.enum(['ready', 'not_ready']), checks: z.record(z.string(), z.string()) })
   .meta({ id: 'Readiness' });
+
+export const Secret = z
+  .looseObject({
+    name: z.string(),
+    created: seconds('Unix seconds.'),
+    updated: seconds('Unix seconds of the latest value.'),
+    replaced: z.boolean().optional().describe('On POST: true when a secret of that name was replaced.'),
+  })
+  .meta({ id: 'Secret', description: 'An account secret: its name and dates. Its value is never answered.' });
+
+export const SecretList = z.looseObject({ secrets: z.array(Secret) }).meta({ id: 'SecretList' });
