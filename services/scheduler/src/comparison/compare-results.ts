@@ -26,5 +26,5 @@ export function comparedResult(monitor: Monitor, result: Uint8Array, meta: { ext
 
 export async function compareResults(monitor: Monitor, before: Uint8Array, after: Uint8Array, labels: { before: string; after: string }): Promise<Comparison> {
   if (monitor.mode === 'visual') return compareImages(before, after);
-  return compareTexts(decoder.decode(before), decoder.decode(after), labels);
+  return compareTexts(decoder.decode(before), decoder.decode(after), labels, { trigger: monitor.trigger, keywords: monitor.keywords });
 }

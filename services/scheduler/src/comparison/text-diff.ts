@@ -1,5 +1,31 @@
 import { diffChars, formatPatch, structuredPatch, type StructuredPatch } from 'diff';
-import type { Comparison } from '../domain/monitor/monitor.js';
+import type { Comparison, Trigger } from '../domain/monitor/monitor.js';
+
+/** Which changes count (text mode): only added or removed lines; only when a keyword appears or disappears. */
+export interface TextRules {
+  trigger?: Trigger | undefined;
+  keywords?: readonly string[] | undefined;
+}
+
+const occurrences = (text: string, keyword: string): number => {
+  const k = keyword.toLocaleLowerCase();
+  let n = 0;
+  for (let i = text.indexOf(k); i !== -1; i = text.indexOf(k, i + k.length)) n++;
+  return n;
+};
+
+/** The keywords that appeared (more often in the new text) and disappeared (less often), case-insensitively. */
+export function keywordChanges(before: string, after: string, keywords: readonly string[]): { appeared: string[]; disappeared: string[] } {
+  const [b, a] = [before.toLocaleLowerCase(), after.toLocaleLowerCase()];
+  const appeared: string[] = [];
+  const disappeared: string[] = [];
+  for (const k of keywords) {
+    const [nb, na] = [occurrences(b, k), occurrences(a, k)];
+    if (na > nb) appeared.push(k);
+    else if (na < nb) disappeared.push(k);
+  }
+  return { appeared, disappeared };
+}
 
 /**
  * Lines added plus lines removed that are compared line by line, at most: Myers' diff costs about the
@@ -94,7 +120,7 @@ function changedChars(block: Block, deadline: number, exact: boolean): number {
  * comparison with more than MAX_LINE_EDITS changed lines (or one that runs out of time) takes every line
  * from the first difference to the last as removed and added, and says so in its summary.
  */
-export function compareTexts(before: string, after: string, labels: { before: string; after: string }): Comparison {
+export function compareTexts(before: string, after: string, labels: { before: string; after: string }, rules: TextRules = {}): Comparison {
   if (before === after) return { score: 0, summary: 'The text is the same.', boxes: [] };
   const [b, a] = [withNewline(before), withNewline(after)];
   const lineDiff = structuredPatch(labels.before, labels.after, b, a, undefined, undefined, {
@@ -118,7 +144,25 @@ export function compareTexts(before: string, after: string, labels: { before: st
   const first = firstRemoved !== undefined ? `- ${firstRemoved}` : `+ ${firstBlock.added.find((l) => l !== '') ?? ''}`;
   const counts = `${added} ${plural(added)} added, ${removed} ${plural(removed)} removed`;
   const scope = lineDiff ? '' : ` (more than ${MAX_LINE_EDITS} lines differ: every line from the first change to the last counts as changed)`;
-  const summary = `${counts}${scope}; first change: "${quote(first)}"`;
+  let summary = `${counts}${scope}; first change: "${quote(first)}"`;
+  // trigger: only the added (or only the removed) lines' characters count.
+  if (rules.trigger === 'added' || rules.trigger === 'removed') {
+    const side = rules.trigger;
+    score = blocks.reduce((n, block) => n + linesText(block[side].filter((l) => l !== '')).length, 0);
+    if (score === 0) summary += `; no line was ${side} (trigger ${side}): not counted`;
+  }
+  const keywords = rules.keywords ?? [];
+  if (keywords.length > 0 && score > 0) {
+    const { appeared, disappeared } = keywordChanges(before, after, keywords);
+    const relevant = rules.trigger === 'added' ? appeared : rules.trigger === 'removed' ? disappeared : [...appeared, ...disappeared];
+    if (relevant.length === 0) {
+      score = 0;
+      summary += '; no keyword appeared or disappeared: not counted';
+    } else {
+      const said = [appeared.length > 0 ? `appeared: ${appeared.map((k) => `"${k}"`).join(', ')}` : '', disappeared.length > 0 ? `disappeared: ${disappeared.map((k) => `"${k}"`).join(', ')}` : ''];
+      summary += `; keywords ${said.filter(Boolean).join('; ')}`;
+    }
+  }
   return {
     score,
     summary,
