@@ -3,7 +3,7 @@ import { RENDER_PRODUCERS, encodeResultMeta } from '@app/render-contracts';
 import { RenderParams, type RenderFinished, type RenderJob } from '@app/proto/render';
 import { OPERATIONS as RENDER_OPERATIONS, formatOf, renderBudgetMs, timeoutSecondsOf } from '@app/render-params';
 import { secretsOfSteps } from './step-secrets.js';
-import type { RenderOperation } from '../render/types.js';
+import type { RenderOperation } from '../render/index.js';
 import type { Clock, FinishedPublisher, JobInputs, JobOutcome, Renderer, ResultSink, SecretSource, StartGate, TargetGuard } from './ports.js';
 
 const OPERATIONS: ReadonlySet<string> = new Set<string>(RENDER_OPERATIONS);

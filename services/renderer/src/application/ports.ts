@@ -1,5 +1,5 @@
 import type { RenderFinished, RenderJob, RenderParams, RenderStarted } from '@app/proto/render';
-import type { RenderExtras, RenderOperation, RenderOutput } from '../render/types.js';
+import type { RenderExtras, RenderOperation, RenderOutput } from '../render/index.js';
 
 /** Carries out one render in a fresh isolated browser context. */
 export interface Renderer {

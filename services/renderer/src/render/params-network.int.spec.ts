@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pixelAt, startFixtureServer, type FixtureServer } from '@app/testkit';
-import { BrowserPool } from '../browser/browser-pool.js';
+import { BrowserPool } from '../browser/index.js';
 import { poolRenderer } from './pool-renderer.js';
 import { renderJob } from './render-job.js';
 import { renderParams } from './testing/test-params.js';

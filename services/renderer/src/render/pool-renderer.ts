@@ -1,6 +1,6 @@
 import type { RenderParams } from '@app/proto/render';
 import { checkTargetUrl } from '@app/net-guard';
-import type { BrowserPool } from '../browser/browser-pool.js';
+import type { BrowserPool } from '../browser/index.js';
 import type { GpuSupport } from './gpu.js';
 import type { ScreencastEnv } from './screencast/screencast.js';
 import { renderJob } from './render-job.js';

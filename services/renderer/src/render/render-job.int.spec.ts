@@ -1,7 +1,7 @@
 import type { RenderParams } from '@app/proto/render';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BrowserPool } from '../browser/browser-pool.js';
+import { BrowserPool } from '../browser/index.js';
 import { startFixtureServer, type FixtureServer } from '../browser/testing/fixture-server.js';
 import { imageSize } from './image-size.js';
 import { poolRenderer } from './pool-renderer.js';

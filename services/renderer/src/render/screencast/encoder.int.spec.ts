@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureServer, videoFirstFrameRgb, videoInfo, type FixtureServer } from '@app/testkit';
-import { BrowserPool } from '../../browser/browser-pool.js';
+import { BrowserPool } from '../../browser/index.js';
 import { processExists, waitFor } from '../../browser/testing/processes.js';
 import { startEncoder } from './encoder.js';
 import { useRenderer } from '../testing/render-harness.js';

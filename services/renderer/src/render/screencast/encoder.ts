@@ -1,8 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createOwnedDir, removeDir } from '../../browser/owned-dirs.js';
-import { killProcessGroup } from '../../browser/process-group.js';
+import { createOwnedDir, killProcessGroup, removeDir } from '../../browser/index.js';
 import { encoderArgs, type EncoderShape } from './encoder-args.js';
 
 /** An ffmpeg process encoding one video from frames written to it. */

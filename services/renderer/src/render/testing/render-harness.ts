@@ -1,7 +1,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import type { RenderParams } from '@app/proto/render';
 import { renderBudgetMs, validateRenderParams, type Operation } from '@app/render-params';
-import { BrowserPool, type BrowserPoolOptions } from '../../browser/browser-pool.js';
+import { BrowserPool, type BrowserPoolOptions } from '../../browser/index.js';
 import { poolRenderer, type PoolRendererOptions } from '../pool-renderer.js';
 import type { RenderOutput } from '../types.js';
 

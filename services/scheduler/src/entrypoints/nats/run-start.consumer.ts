@@ -10,7 +10,7 @@ import {
 import type { Disposition } from '@app/errors';
 import type { Logger } from '@app/logging';
 import { TaskRunStartedEvent } from '@app/proto/scheduler';
-import { decodePrepareRequest, type PrepareRequest } from '../../adapters/nats-run-prepare-requests.js';
+import { decodePrepareRequest, type PrepareRequest } from '../../application/prepare-request.js';
 
 /** One trigger of a run's start: the shared consumer its messages come from, and what they carry. */
 export interface RunStartTrigger<T> {
