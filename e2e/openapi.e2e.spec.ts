@@ -95,6 +95,13 @@ describe('Answers of every route against /openapi.json', () => {
       await call('GET', '/v1/devices', { headers: key() });
       await call('GET', '/v1/devices');
 
+      await call('POST', '/v1/secrets', { headers: key(), json: { name: 'documented', value: 'a value' } });
+      await call('POST', '/v1/secrets', { headers: key(), json: { name: 'not a name', value: 'a value' } });
+      await call('GET', '/v1/secrets', { headers: key() });
+      await call('GET', '/v1/secrets', {});
+      await call('DELETE', '/v1/secrets/documented', { headers: key() });
+      await call('DELETE', '/v1/secrets/documented', { headers: key() });
+
       const task = await call('POST', '/v1/tasks', {
         headers: key(),
         json: { name: 'documented', api: 'pdf', query: `html=${encodeURIComponent(html)}`, frequency: 'every_day', enabled: false },
