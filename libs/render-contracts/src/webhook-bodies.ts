@@ -42,3 +42,37 @@ export const TaskChangedWebhookBody = z
   });
 
 export type TaskChangedWebhookBody = z.infer<typeof TaskChangedWebhookBody>;
+
+export const TaskFailingWebhookBody = z
+  .looseObject({
+    type: z.literal('task.failing'),
+    task_id: z.number().int(),
+    run_id: z.string().describe('The run that made the task failing (its failing episode).'),
+    failures: z.number().int().describe('Failed runs in a row (monitor.alert_after_failures).'),
+    reason: z.string().describe("That run's error (code: message) or its comparison's summary."),
+    summary: z.string(),
+    dashboard: z.string().nullable().describe('URL of the task in the dashboard.'),
+    created: seconds('Unix seconds of the failure.'),
+  })
+  .meta({
+    id: 'TaskFailingWebhook',
+    description: 'POSTed once per failing episode of a monitoring task (alert_after_failures failed runs in a row); webhook-id is failing-<run_id>.',
+  });
+
+export type TaskFailingWebhookBody = z.infer<typeof TaskFailingWebhookBody>;
+
+export const TaskRecoveredWebhookBody = z
+  .looseObject({
+    type: z.literal('task.recovered'),
+    task_id: z.number().int(),
+    run_id: z.string().describe('The run that worked again.'),
+    summary: z.string(),
+    dashboard: z.string().nullable().describe('URL of the task in the dashboard.'),
+    created: seconds('Unix seconds of the recovery.'),
+  })
+  .meta({
+    id: 'TaskRecoveredWebhook',
+    description: "POSTed once when a failing monitoring task's run works again; webhook-id is recovered-<run_id of the task.failing>.",
+  });
+
+export type TaskRecoveredWebhookBody = z.infer<typeof TaskRecoveredWebhookBody>;

@@ -1,31 +1,13 @@
 import type { TaskChangedEvent } from '@app/proto/scheduler';
-import type { TaskChangedWebhookBody } from '@app/render-contracts';
+import type { TaskChangedWebhookBody, TaskFailingWebhookBody, TaskRecoveredWebhookBody } from '@app/render-contracts';
 import { kindOf } from './notification-messages.js';
 
 /** The body of the task.changed webhook (its schema: @app/render-contracts). */
 export type TaskChangedBody = TaskChangedWebhookBody;
 
-/** The body of task.failing: the failed runs in a row and the last one's reason. */
-export interface TaskFailingBody {
-  type: 'task.failing';
-  task_id: number;
-  run_id: string;
-  failures: number;
-  reason: string;
-  summary: string;
-  dashboard: string | null;
-  created: number;
-}
-
-/** The body of task.recovered: the run that worked again. */
-export interface TaskRecoveredBody {
-  type: 'task.recovered';
-  task_id: number;
-  run_id: string;
-  summary: string;
-  dashboard: string | null;
-  created: number;
-}
+/** The bodies of task.failing and task.recovered (their schemas: @app/render-contracts). */
+export type TaskFailingBody = TaskFailingWebhookBody;
+export type TaskRecoveredBody = TaskRecoveredWebhookBody;
 
 export function taskChangedBody(e: TaskChangedEvent): TaskChangedBody {
   return {

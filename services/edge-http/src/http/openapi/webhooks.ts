@@ -1,4 +1,4 @@
-import { RenderWebhookBody, TaskChangedWebhookBody } from '@app/render-contracts';
+import { RenderWebhookBody, TaskChangedWebhookBody, TaskFailingWebhookBody, TaskRecoveredWebhookBody } from '@app/render-contracts';
 
 /**
  * The webhooks the service sends (OpenAPI 3.1 `webhooks`): their bodies are the schemas the dispatcher
@@ -33,9 +33,11 @@ const webhook = (operationId: string, schemaId: string, summary: string, descrip
 
 /** The `webhooks` of the API description; the schemas are registered (components) by importing them. */
 export function webhookDocs(): Record<string, unknown> {
-  void [RenderWebhookBody, TaskChangedWebhookBody];
+  void [RenderWebhookBody, TaskChangedWebhookBody, TaskFailingWebhookBody, TaskRecoveredWebhookBody];
   return {
     'render.finished': webhook('renderFinished', 'RenderWebhook', 'An async render (or a task run) finished', 'Sent to webhook_url once per render, retried until a 2xx answer.'),
     'task.changed': webhook('taskChanged', 'TaskChangedWebhook', "A monitoring task's run changed", "Sent to the task query's webhook_url once per changed run."),
+    'task.failing': webhook('taskFailing', 'TaskFailingWebhook', 'A monitoring task failed runs in a row', "Sent to the task query's webhook_url once per failing episode (monitor.alert_after_failures)."),
+    'task.recovered': webhook('taskRecovered', 'TaskRecoveredWebhook', 'A failing monitoring task works again', "Sent to the task query's webhook_url once when a failing episode ends."),
   };
 }
