@@ -21,6 +21,7 @@ import { monitoringScenario } from './scenarios/monitoring.js';
 import { natsClusterScenario } from './scenarios/nats-cluster.js';
 import { elementCaptureScenario, tallPageScenario } from './scenarios/element-capture.js';
 import { round } from './stats.js';
+import { formatTargets, judgeTargets } from './targets.js';
 import { formatTable, type Row } from './report.js';
 
 const quick = process.env.BENCH_QUICK === '1';
@@ -392,4 +393,6 @@ writeFileSync(join(dir, 'latest.json'), JSON.stringify({ ...results, rows }, nul
 writeFileSync(join(dir, 'latest.md'), `${table}\n`);
 // The README's table: each p50 with its p99, no empty column.
 writeFileSync(join(dir, 'latest.compact.md'), `${formatTable(rows, { compact: true })}\n`);
+// The README's targets: each bound the benchmark is held to, measured, met or missed by how much.
+writeFileSync(join(dir, 'latest.targets.md'), `${formatTargets(judgeTargets(rows))}\n`);
 log(`written to ${join(dir, 'latest.json')}`);
