@@ -27,9 +27,21 @@ const expandBraces = (path: string): string[] => {
   const m = /\{([^}]*)\}/.exec(path);
   return m ? m[1]!.split(',').flatMap((alt) => expandBraces(path.slice(0, m.index) + alt + path.slice(m.index + m[0].length))) : [path];
 };
-/** A path of the tree, with `*` standing for any name within one folder. */
+/** Paths git ignores are what the tools write (bench-results/latest.md): documented, never in a clone. */
+const isIgnored = (path: string): boolean => {
+  try {
+    execFileSync('git', ['check-ignore', '-q', path], { cwd: ROOT });
+    return true;
+  } catch {
+    return false;
+  }
+};
+/** A path of the tree as a clone has it (a tracked file or folder), with `*` standing for any name within one folder. */
 const pathExists = (path: string): boolean => {
-  if (!path.includes('*')) return existsSync(join(ROOT, path));
+  if (!path.includes('*')) {
+    const p = path.replace(/\/$/, '');
+    return tracked.some((f) => f === p || f.startsWith(`${p}/`)) || isIgnored(p);
+  }
   const pattern = new RegExp(`^${path.replace(/[.+?^$()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}(/.*)?$`);
   return tracked.some((f) => pattern.test(f));
 };
