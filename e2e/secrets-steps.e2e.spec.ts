@@ -171,6 +171,39 @@ describe('Account secrets typed by browser steps', () => {
   });
 });
 
+describe('A text monitor behind a sign-in', () => {
+  it('should notice a change of the signed-in page', async () => {
+    await call('POST', '/v1/secrets', { json: { name: NAME, value: SECRET } });
+    const query = `url=${encodeURIComponent(`${site.origin}/login`)}&format=html&steps=${encodeURIComponent(JSON.stringify(signInSteps()))}`;
+    const created = await call('POST', '/v1/tasks', {
+      json: { name: 'Balance watch', api: 'scrape', query, frequency: 'every_month', enabled: false, monitor: { mode: 'text', selector: '#balance', confirm: false } },
+    });
+    expect(created.status, created.body.toString()).toBe(201);
+    const id = created.json<TaskResource>().id;
+    const runOnce = async () => {
+      const before = (await call('GET', `/v1/tasks/${id}/runs`)).json<{ runs: TaskRunResource[] }>().runs.length;
+      expect((await call('POST', `/v1/tasks/${id}/runs`)).status).toBe(202);
+      await until(
+        async () => {
+          const { runs } = (await call('GET', `/v1/tasks/${id}/runs`)).json<{ runs: TaskRunResource[] }>();
+          return runs.length > before && runs[0]!.status !== 'running' && (runs[0]!.status === 'failed' || runs[0]!.change != null);
+        },
+        60_000,
+        'the run and its comparison',
+        1_000,
+      );
+      return (await call('GET', `/v1/tasks/${id}/runs`)).json<{ runs: TaskRunResource[] }>().runs[0]!;
+    };
+    site.setBalance('Balance: 100 EUR');
+    expect(await runOnce()).toMatchObject({ status: 'succeeded', change: { status: 'baseline' } });
+    expect(await runOnce()).toMatchObject({ status: 'succeeded', change: { status: 'unchanged' } });
+    site.setBalance('Balance: 250 EUR');
+    const changed = await runOnce();
+    expect(changed).toMatchObject({ status: 'succeeded', change: { status: 'changed' } });
+    expect(changed.change!.summary).toMatch(/1 line added, 1 line removed.*Balance: 100 EUR/);
+  });
+});
+
 describe('Steps at the API', () => {
   it('should answer 400 naming steps[i].field, and a 1 MB type with a bound on its length', async () => {
     const bad = await call('POST', '/v1/screenshot', { json: { url: `${site.origin}/login`, steps: [{ action: 'click' }] } });
