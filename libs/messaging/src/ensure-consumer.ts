@@ -1,4 +1,5 @@
 import { isNotFound } from './bus-errors.js';
+import { pollUntil } from './retry-until.js';
 import { DeliverPolicy, RetentionPolicy, type ConsumerConfig, type ConsumerInfo, type ConsumerUpdateConfig, type JetStreamManager } from '@nats-io/jetstream';
 
 export interface ConsumerDefinition {
@@ -27,13 +28,7 @@ export async function ensureConsumer(jsm: JetStreamManager, consumer: ConsumerDe
   const gone = () => info().then(() => false, isNotFound);
   const made = () => info().then(() => true, () => false);
   /** Asks until `done`, every 200 ms for 10 s; then fails with `err`, the request's own failure. */
-  const until = async (done: () => Promise<boolean>, err: unknown) => {
-    const deadline = Date.now() + 10_000;
-    while (!(await done())) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  };
+  const until = (done: () => Promise<boolean>, err: unknown) => pollUntil(done, { timeoutMs: 10_000, intervalMs: 200, failure: err });
   const wanted = { ...config, num_replicas: replicas };
   const current = await info().catch(() => undefined);
   if (!current) {

@@ -1,6 +1,8 @@
 export * from './connection.js';
 export * from './bus-status.js';
 export * from './topology.js';
+export * from './provision.js';
+export * from './retry-until.js';
 export * from './trace-headers.js';
 export { headers, nanos, type MsgHdrs } from '@nats-io/transport-node';
 export { jetstream, jetstreamManager, JetStreamApiError, type JsMsg, type JetStreamClient } from '@nats-io/jetstream';

@@ -1,21 +1,14 @@
 import type { JetStreamClient, JetStreamPublishOptions, PubAck } from '@nats-io/jetstream';
 import { isBusUnavailable } from './bus-errors.js';
+import { retryUntil } from './retry-until.js';
 
 /**
  * Runs `op` and, while the bus is unavailable for a moment (a stream or bucket electing its leader after a
  * NATS node was lost, a reconnect), runs it again for up to `retryForMs`, backing off from 100 ms to 2 s.
  * Any other error, or one past the deadline, is thrown. Only for operations safe to repeat.
  */
-export async function whileBusUnavailable<T>(op: () => Promise<T>, retryForMs: number): Promise<T> {
-  const deadline = Date.now() + retryForMs;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await op();
-    } catch (err) {
-      if (!isBusUnavailable(err) || Date.now() >= deadline) throw err;
-      await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, 2_000)));
-    }
-  }
+export function whileBusUnavailable<T>(op: () => Promise<T>, retryForMs: number): Promise<T> {
+  return retryUntil(op, { retryOn: isBusUnavailable, timeoutMs: retryForMs, intervalMs: 100, maxIntervalMs: 2_000 });
 }
 
 /**

@@ -1,22 +1,11 @@
-import { nanos, type NatsConnection } from '@nats-io/transport-node';
-import {
-  AckPolicy,
-  DeliverPolicy,
-  RetentionPolicy,
-  StorageType,
-  jetstreamManager,
-  type ConsumerConfig,
-  type JetStreamManager,
-  type StreamConfig,
-} from '@nats-io/jetstream';
-import { Kvm } from '@nats-io/kv';
-import { isNotFound } from './bus-errors.js';
-import { Objm } from '@nats-io/obj';
-import { ensureConsumer } from './ensure-consumer.js';
+import { nanos } from '@nats-io/transport-node';
+import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, type StreamConfig } from '@nats-io/jetstream';
+import type { ConsumerDefinition } from './ensure-consumer.js';
 
 /**
- * Every subject, stream, consumer and bucket of the system, defined once. Designed for nats-server
- * 2.9 semantics: one filter subject per consumer, no per-message TTL.
+ * Every subject, stream, consumer and bucket of the system, defined once, as data: provision.ts makes
+ * them on the servers by iterating these records. Designed for nats-server 2.9 semantics: one filter
+ * subject per consumer, no per-message TTL.
  */
 export type RenderOrigin = 'sync' | 'async' | 'task' | 'nojob';
 export type RenderEventKind = 'started' | 'finished' | 'cache-hit' | 'abandoned' | 'ended';
@@ -119,8 +108,8 @@ export const RENDERER_JOBS_CONSUMER = {
     ack_wait: nanos(10_000),
     max_deliver: 4,
     max_ack_pending: 1_000,
-  } satisfies Partial<ConsumerConfig>,
-};
+  },
+} satisfies ConsumerDefinition;
 
 /** edge-http replicas share this one: async API renders start and finish here (status, cache entry). */
 export const EDGE_RENDER_EVENTS_CONSUMER = {
@@ -132,8 +121,8 @@ export const EDGE_RENDER_EVENTS_CONSUMER = {
     filter_subject: SUBJECTS.renderEventsOf('async'),
     ack_wait: nanos(30_000),
     max_ack_pending: 1_000,
-  } satisfies Partial<ConsumerConfig>,
-};
+  },
+} satisfies ConsumerDefinition;
 
 /**
  * webhook-dispatcher replicas share this one. Retry timing lives here: a failed attempt is nak'ed with
@@ -150,8 +139,8 @@ export const WEBHOOK_DELIVERIES_CONSUMER = {
     // An attempt in progress calls working(); a crashed dispatcher's delivery comes back after this.
     ack_wait: nanos(60_000),
     max_ack_pending: 10_000,
-  } satisfies Partial<ConsumerConfig>,
-};
+  },
+} satisfies ConsumerDefinition;
 
 /**
  * The same deliveries for task runs whose query names a webhook_url (a consumer of its own: nats-server
@@ -161,7 +150,7 @@ export const WEBHOOK_DELIVERIES_CONSUMER = {
 export const WEBHOOK_TASK_RUN_DELIVERIES_CONSUMER = {
   stream: STREAMS.RENDER_EVENTS.name,
   config: { ...WEBHOOK_DELIVERIES_CONSUMER.config, durable_name: 'webhook-dispatcher-task-runs', filter_subject: SUBJECTS.renderEventsOf('task') },
-};
+} satisfies ConsumerDefinition;
 
 /** Changes of monitoring tasks, announced as the task.changed webhook by the dispatcher replicas (shared). */
 export const WEBHOOK_TASK_CHANGES_CONSUMER = {
@@ -173,8 +162,8 @@ export const WEBHOOK_TASK_CHANGES_CONSUMER = {
     filter_subject: SUBJECTS.taskChanged,
     ack_wait: nanos(60_000),
     max_ack_pending: 10_000,
-  } satisfies Partial<ConsumerConfig>,
-};
+  },
+} satisfies ConsumerDefinition;
 
 /** Claimed task runs, shared by every scheduler replica: admission, validation and the render job. */
 export const SCHEDULER_RUN_DISPATCH_CONSUMER = {
@@ -187,8 +176,8 @@ export const SCHEDULER_RUN_DISPATCH_CONSUMER = {
     ack_wait: nanos(30_000),
     max_deliver: 10,
     max_ack_pending: 1_000,
-  } satisfies Partial<ConsumerConfig>,
-};
+  },
+} satisfies ConsumerDefinition;
 
 /**
  * Runs to prepare ahead of their due instant, shared by every scheduler replica: each request goes to one
@@ -204,8 +193,8 @@ export const SCHEDULER_RUN_PREPARE_CONSUMER = {
     ack_wait: nanos(30_000),
     max_deliver: 3,
     max_ack_pending: 20_000,
-  } satisfies Partial<ConsumerConfig>,
-};
+  },
+} satisfies ConsumerDefinition;
 
 /** Outcomes of task renders, read by the scheduler to record its task runs. */
 export const SCHEDULER_TASK_RUNS_CONSUMER = {
@@ -218,8 +207,8 @@ export const SCHEDULER_TASK_RUNS_CONSUMER = {
     ack_wait: nanos(30_000),
     max_deliver: 20,
     max_ack_pending: 1_000,
-  } satisfies Partial<ConsumerConfig>,
-};
+  },
+} satisfies ConsumerDefinition;
 
 /**
  * auth-quota replicas share this one: every render outcome (and every reservation that ended without a
@@ -237,10 +226,17 @@ export const AUTH_QUOTA_SETTLEMENTS_CONSUMER = {
     // A killed replica's settlement comes back to another replica after this.
     ack_wait: nanos(5_000),
     max_ack_pending: 1_000,
-  } satisfies Partial<ConsumerConfig>,
-};
+  },
+} satisfies ConsumerDefinition;
 
 const DAY_MS = 24 * HOUR_MS;
+
+/** A bucket: a KV store (small values, compare-and-set) or an object store (files), and its backstop TTL (0: none). */
+export interface BucketDefinition {
+  name: string;
+  kind: 'kv' | 'objects';
+  ttlMs: number;
+}
 
 export const BUCKETS = {
   /**
@@ -249,133 +245,43 @@ export const BUCKETS = {
    * by the edge's sweeper (nats-server 2.9 has no per-message TTL); the bucket TTL is only a backstop
    * above the longest cache_ttl (30 days).
    */
-  renderResults: { name: 'render-results', ttlMs: 31 * DAY_MS },
+  renderResults: { name: 'render-results', kind: 'objects', ttlMs: 31 * DAY_MS },
   /**
    * Render parameters too large for a message (a big `html`), by job id: written by whoever publishes
    * the job, read and removed by the renderer that runs it. The TTL (the RENDER_JOBS max_age) is the
    * backstop for a job that never runs.
    */
-  renderInputs: { name: 'render-inputs', ttlMs: DAY_MS },
+  renderInputs: { name: 'render-inputs', kind: 'objects', ttlMs: DAY_MS },
   /** KV: status of async renders and of webhook deliveries (by render id). */
-  renderStatus: { name: 'render-status', ttlMs: 31 * DAY_MS },
+  renderStatus: { name: 'render-status', kind: 'kv', ttlMs: 31 * DAY_MS },
   /** KV: render cache index, cache key -> result file (expiry in the value, swept by the edge). */
-  renderCache: { name: 'render-cache', ttlMs: 31 * DAY_MS },
+  renderCache: { name: 'render-cache', kind: 'kv', ttlMs: 31 * DAY_MS },
   /**
    * KV: quota state per account (`account.<id>`): the current rate window, committed usage per month,
    * open reservations with their hold. Changed only by compare-and-set on the entry's revision, so any
    * auth-quota replica decides any admission exactly. Kept without TTL (ttlMs 0).
    */
-  quotaLimits: { name: 'quota-limits', ttlMs: 0 },
+  quotaLimits: { name: 'quota-limits', kind: 'kv', ttlMs: 0 },
   /** KV: account dashboard sessions by hashed token; the TTL is the session lifetime (12 hours). */
-  dashboardSessions: { name: 'dashboard-sessions', ttlMs: 12 * HOUR_MS },
+  dashboardSessions: { name: 'dashboard-sessions', kind: 'kv', ttlMs: 12 * HOUR_MS },
   /**
    * KV: each renderer's render slots (`renderer.<id>`), written again every few seconds; the fleet's
    * capacity is their sum (fleet-capacity.ts). The TTL removes the key of a renderer that died.
    */
-  rendererCapacity: { name: 'renderer-capacity', ttlMs: 60_000 },
+  rendererCapacity: { name: 'renderer-capacity', kind: 'kv', ttlMs: 60_000 },
   /** KV: failed dashboard sign-ins by hashed client address and access key; forgotten an hour after the last. */
-  signInFailures: { name: 'dashboard-sign-in-failures', ttlMs: HOUR_MS },
-} as const;
+  signInFailures: { name: 'dashboard-sign-in-failures', kind: 'kv', ttlMs: HOUR_MS },
+} as const satisfies Record<string, BucketDefinition>;
 
-/**
- * How many copies of every stream and bucket the servers keep: 1 on a single server, 3 on a three-node
- * cluster (a lost node loses nothing, and a majority of two keeps writing). NATS allows at most 5.
- */
-export interface TopologyOptions {
-  replicas?: number;
-}
-
-/**
- * Creates or updates every stream, consumer and bucket, each with `replicas` copies (default 1). Safe to
- * call from every replica at start; an existing stream or bucket with another replica count is changed to
- * this one in place (the servers copy it to the new peers).
- */
-export async function ensureTopology(nc: NatsConnection, opts: TopologyOptions = {}): Promise<void> {
-  const replicas = opts.replicas ?? 1;
-  const jsm = await jetstreamManager(nc);
-  for (const definition of Object.values(STREAMS)) {
-    const stream = { ...definition, num_replicas: replicas };
-    try {
-      const info = await jsm.streams.info(stream.name);
-      if (info.config.retention !== stream.retention) {
-        // A stream's retention cannot change in place. An empty stream of an older layout is replaced;
-        // one still holding messages keeps its retention (deleting it would lose them) until a start
-        // finds it empty, which an interest or work-queue stream becomes once its consumers caught up.
-        if (info.state.messages === 0) {
-          await jsm.streams.delete(stream.name);
-          throw Object.assign(new Error('stream not found'), { name: 'StreamNotFoundError' });
-        }
-        const kept = { ...stream, retention: info.config.retention };
-        await jsm.streams.update(stream.name, kept);
-        continue;
-      }
-      await jsm.streams.update(stream.name, stream);
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-      await jsm.streams.add(stream).catch(async (addErr: unknown) => {
-        // Another replica created it between our info and add.
-        await jsm.streams.info(stream.name).catch(() => {
-          throw addErr;
-        });
-      });
-    }
-  }
-  for (const consumer of [
-    RENDERER_JOBS_CONSUMER,
-    EDGE_RENDER_EVENTS_CONSUMER,
-    WEBHOOK_DELIVERIES_CONSUMER,
-    WEBHOOK_TASK_RUN_DELIVERIES_CONSUMER,
-    WEBHOOK_TASK_CHANGES_CONSUMER,
-    SCHEDULER_RUN_DISPATCH_CONSUMER,
-    SCHEDULER_RUN_PREPARE_CONSUMER,
-    SCHEDULER_TASK_RUNS_CONSUMER,
-    AUTH_QUOTA_SETTLEMENTS_CONSUMER,
-  ]) {
-    // The replica count stated, not inherited: a consumer made while its stream had one copy would keep
-    // one copy (on one server) after the stream was given three, and be lost with that server.
-    await ensureConsumer(jsm, consumer, replicas);
-  }
-  const objm = new Objm(nc);
-  const results = await objm.create(BUCKETS.renderResults.name, {
-    ttl: nanos(BUCKETS.renderResults.ttlMs),
-    storage: StorageType.File,
-    replicas,
-  });
-  // create() leaves an existing bucket as it was: raise an older, shorter backstop TTL.
-  const resultsStatus = await onceFound(() => results.status());
-  if (resultsStatus.ttl !== nanos(BUCKETS.renderResults.ttlMs)) {
-    const info = await jsm.streams.info(resultsStatus.streamInfo.config.name);
-    await jsm.streams.update(info.config.name, { ...info.config, max_age: nanos(BUCKETS.renderResults.ttlMs) });
-  }
-  await matchReplicas(jsm, resultsStatus.streamInfo.config.name, replicas);
-  const inputs = await objm.create(BUCKETS.renderInputs.name, { ttl: nanos(BUCKETS.renderInputs.ttlMs), storage: StorageType.File, replicas });
-  await matchReplicas(jsm, (await onceFound(() => inputs.status())).streamInfo.config.name, replicas);
-  const kvm = new Kvm(nc);
-  for (const bucket of [BUCKETS.renderStatus, BUCKETS.renderCache, BUCKETS.quotaLimits, BUCKETS.dashboardSessions, BUCKETS.rendererCapacity, BUCKETS.signInFailures]) {
-    const kv = await kvm.create(bucket.name, { ttl: bucket.ttlMs, history: 1, storage: StorageType.File, replicas });
-    await matchReplicas(jsm, (await onceFound(() => kv.status())).streamInfo.config.name, replicas);
-  }
-}
-
-/**
- * A bucket's status read right after it was made: on a cluster, the server that answers may not hold
- * the new stream yet and say it is not found (seen once in 16 fresh clusters); it is asked again.
- */
-async function onceFound<T>(status: () => Promise<T>, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await status();
-    } catch (err) {
-      if (Date.now() > deadline || !isNotFound(err)) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
-
-/** create() leaves an existing bucket as it was: its backing stream takes the replica count asked for. */
-async function matchReplicas(jsm: JetStreamManager, streamName: string, replicas: number): Promise<void> {
-  const info = await jsm.streams.info(streamName);
-  if (info.config.num_replicas === replicas) return;
-  await jsm.streams.update(streamName, { ...info.config, num_replicas: replicas });
-}
+/** Every durable consumer, each once: provisioning makes them all. */
+export const CONSUMERS: readonly ConsumerDefinition[] = [
+  RENDERER_JOBS_CONSUMER,
+  EDGE_RENDER_EVENTS_CONSUMER,
+  WEBHOOK_DELIVERIES_CONSUMER,
+  WEBHOOK_TASK_RUN_DELIVERIES_CONSUMER,
+  WEBHOOK_TASK_CHANGES_CONSUMER,
+  SCHEDULER_RUN_DISPATCH_CONSUMER,
+  SCHEDULER_RUN_PREPARE_CONSUMER,
+  SCHEDULER_TASK_RUNS_CONSUMER,
+  AUTH_QUOTA_SETTLEMENTS_CONSUMER,
+];

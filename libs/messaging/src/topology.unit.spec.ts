@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SUBJECTS, renderOriginOf } from './topology.js';
+import * as topology from './topology.js';
+import { BUCKETS, CONSUMERS, SUBJECTS, renderOriginOf } from './topology.js';
 
 describe('Render event subjects', () => {
   describe('When an event is named by its origin and kind', () => {
@@ -21,6 +22,20 @@ describe('Render event subjects', () => {
       [{ origin: 'api' }, 'sync'],
     ])('should name %j events %s', (job, origin) => {
       expect(renderOriginOf(job)).toBe(origin);
+    });
+  });
+});
+
+describe('The topology as data', () => {
+  describe('When its declarations are read', () => {
+    it('should list every declared consumer once in CONSUMERS, each durable name once, and give every bucket its kind', () => {
+      const declared = Object.entries(topology).filter(([name]) => name.endsWith('_CONSUMER')).map(([, c]) => c);
+      expect(declared.length).toBeGreaterThan(5);
+      expect(new Set(CONSUMERS)).toEqual(new Set(declared));
+      expect(CONSUMERS).toHaveLength(declared.length);
+      const durables = CONSUMERS.map((c) => c.config.durable_name);
+      expect(new Set(durables).size).toBe(durables.length);
+      for (const bucket of Object.values(BUCKETS)) expect(['kv', 'objects']).toContain(bucket.kind);
     });
   });
 });
