@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sqliteEventStore, type StoredEvent } from '@app/event-store';
 import { createLogger } from '@app/logging';
-import { SchedulerServiceClient, type CreateTaskRequest, type Task, type TaskRun, type UpdateTaskRequest } from '@app/proto/scheduler';
+import { CreateTaskRequest, SchedulerServiceClient, UpdateTaskRequest, type Task, type TaskRun } from '@app/proto/scheduler';
 import { callUnary, grpcClient } from '@app/rpc';
 import { createApp, type SchedulerApp, type SchedulerDeps } from '../app.js';
 import { parseConfig } from '../config.js';
@@ -41,12 +41,13 @@ export async function startSchedulerHarness(env: NodeJS.ProcessEnv = {}) {
       apps.push(app);
       const client = grpcClient(SchedulerServiceClient, `127.0.0.1:${app.grpcPort()}`);
       clients.push(client);
+      // Messages filled as a decoded one is (lists left out are empty), so tests name only what they set.
       return {
         app,
         create: async (req: Omit<CreateTaskRequest, 'account_id'> & { account_id?: string }): Promise<Task> =>
-          (await callUnary(client, client.createTask, { account_id: 'acc_test', ...req })).task!,
+          (await callUnary(client, client.createTask, CreateTaskRequest.fromPartial({ account_id: 'acc_test', ...req }))).task!,
         update: async (req: Omit<UpdateTaskRequest, 'account_id'> & { account_id?: string }): Promise<Task> =>
-          (await callUnary(client, client.updateTask, { account_id: 'acc_test', ...req })).task!,
+          (await callUnary(client, client.updateTask, UpdateTaskRequest.fromPartial({ account_id: 'acc_test', ...req }))).task!,
         get: async (id: number, accountId = 'acc_test'): Promise<Task> =>
           (await callUnary(client, client.getTask, { account_id: accountId, id })).task!,
         list: async (accountId = 'acc_test'): Promise<Task[]> => (await callUnary(client, client.listTasks, { account_id: accountId })).tasks,
