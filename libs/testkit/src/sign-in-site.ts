@@ -11,6 +11,8 @@ export interface SignInSite {
   passwordsReceived(): string[];
   /** The text the signed-in page shows (change it to make a monitor see a change). */
   setBalance(text: string): void;
+  /** The session ids handed out so far (to search for them where they must not be). */
+  sessionIds(): string[];
   /** Ends every session now (as if each expired). */
   endSessions(): void;
   close(): Promise<void>;
@@ -41,6 +43,7 @@ const cookieOf = (req: IncomingMessage, name: string) =>
  */
 export async function startSignInSite(opts: { user: string; password: string; sessionMs: number; balance?: string }): Promise<SignInSite> {
   const sessions = new Map<string, number>();
+  const issued: string[] = [];
   const posted: string[] = [];
   let balance = opts.balance ?? 'Balance: 100 EUR';
   const valid = (req: IncomingMessage) => {
@@ -58,6 +61,7 @@ export async function startSignInSite(opts: { user: string; password: string; se
         }
         const id = randomBytes(16).toString('hex');
         sessions.set(id, Date.now() + opts.sessionMs);
+        issued.push(id);
         res.writeHead(303, {
           location: '/account?signed-in=1',
           'set-cookie': `session=${id}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${Math.ceil(opts.sessionMs / 1000)}`,
@@ -89,6 +93,7 @@ export async function startSignInSite(opts: { user: string; password: string; se
     signIns: () => server.requests.filter((r) => r.method === 'POST' && r.path === '/login').length,
     passwordsReceived: () => [...posted],
     setBalance: (text) => void (balance = text),
+    sessionIds: () => [...issued],
     endSessions: () => sessions.clear(),
     close: () => server.close(),
   };

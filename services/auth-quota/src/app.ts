@@ -30,6 +30,7 @@ import { accountConsoleService } from './entrypoints/grpc/account-console.servic
 import { AccountSecretsServiceService } from '@app/proto/authquota/secrets';
 import { accountSecrets } from './application/secrets/account-secrets.js';
 import { accountSecretsService } from './entrypoints/grpc/account-secrets.service.js';
+import { taskSessions } from './application/sessions/task-sessions.js';
 
 export interface AuthQuotaDeps {
   clock: Clock;
@@ -74,6 +75,8 @@ export async function createApp(config: AuthQuotaConfig, logger: Logger, overrid
   const logRefreshError = (err: unknown) => logger.error({ err }, 'reading account changes failed');
   // Account secrets (passwords browser steps type): sealed under the master key, like the secret keys.
   const secretStore = accountSecrets({ store, box: secrets, clock });
+  // Tasks' kept page sessions (keep_session), sealed the same way, per account and task.
+  const sessionStore = taskSessions({ store, box: secrets, clock });
   const consoleUseCases = accountConsole({ directory, admission: admit, admin, limits: config.planLimits, dailyUsage: eventStoreDailyUsage(store), clock });
 
   let grpc: GrpcServer | undefined;
@@ -90,7 +93,7 @@ export async function createApp(config: AuthQuotaConfig, logger: Logger, overrid
       grpc = await startGrpcServer(config.grpcAddress, [
         { definition: AuthQuotaServiceService, implementation: authQuotaService({ admission: admit, admin, logger, onRefused: authQuotaMetrics().refused }) },
         { definition: AccountConsoleServiceService, implementation: accountConsoleService({ console: consoleUseCases, logger }) },
-        { definition: AccountSecretsServiceService, implementation: accountSecretsService({ secrets: secretStore, logger }) },
+        { definition: AccountSecretsServiceService, implementation: accountSecretsService({ secrets: secretStore, sessions: sessionStore, logger }) },
       ]);
       settlements.start();
       health = await startHealthServer({

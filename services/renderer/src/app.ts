@@ -25,6 +25,7 @@ import { natsStartGate } from './adapters/nats-start-gate.js';
 import { rendererMetrics } from './renderer-metrics.js';
 import { renderJobsConsumer } from './entrypoints/render-jobs.consumer.js';
 import { grpcSecretSource } from './adapters/grpc-secret-source.js';
+import { grpcSessionStore } from './adapters/grpc-session-store.js';
 
 export interface RendererApp extends App {
   pool: BrowserPool;
@@ -54,6 +55,7 @@ export async function createApp(config: RendererConfig, logger: Logger, o: { nat
   // One ffmpeg kept started ahead, of the last screencast's shape.
   const encoders = spareEncoders(config.ffmpegPath);
   const secretSource = grpcSecretSource(config.authQuotaAddress);
+  const sessionStore = grpcSessionStore(config.authQuotaAddress);
   const perform = performRender({
     renderer: poolRenderer(pool, {
       routing: { allowPrivate: config.allowPrivateTargets, ipLocationProxies: config.ipLocationProxies },
@@ -69,6 +71,7 @@ export async function createApp(config: RendererConfig, logger: Logger, o: { nat
     startGate: natsStartGate(nats),
     observe: metrics.observe,
     secrets: secretSource,
+    sessions: sessionStore,
   });
   const consumer = renderJobsConsumer({ js, perform, concurrency: config.pool.concurrency, logger });
   let health: HealthServer | undefined;
@@ -109,6 +112,7 @@ export async function createApp(config: RendererConfig, logger: Logger, o: { nat
       await encoders.stop();
       await proxy.close();
       secretSource.close();
+      sessionStore.close();
       await nats.drain();
       await health?.close();
     },

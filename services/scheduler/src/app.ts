@@ -24,6 +24,7 @@ import { monitoredRenderJobs } from './adapters/monitored-render-jobs.js';
 import { eventStoreTaskStreams } from './adapters/event-store-task-streams.js';
 import { eventStoreTaskIds } from './adapters/event-store-task-ids.js';
 import { grpcAuthQuota } from './adapters/grpc-auth-quota.js';
+import { grpcTaskSessions } from './adapters/grpc-task-sessions.js';
 import { natsRenderJobs } from './adapters/nats-render-jobs.js';
 import { natsTaskEventPublisher } from './adapters/nats-task-event-publisher.js';
 import { taskEventRelay } from './adapters/task-event-relay.js';
@@ -89,7 +90,9 @@ export async function createApp(config: SchedulerConfig, logger: Logger, o: Part
   });
   const results = objectStoreResults(await new Objm(nats).open(BUCKETS.renderResults.name), clock);
   const views = taskViews(store, { runHistoryLimit: config.runHistoryLimit });
-  const commands = taskCommands({ streams, ids: eventStoreTaskIds(store), views, clock, guard, emailNotifications: config.emailNotifications });
+  // Kept page sessions live at auth-quota (a test's stand-in auth-quota has none).
+  const sessions = o.authQuota ? undefined : grpcTaskSessions(config.authQuotaAddress, logger);
+  const commands = taskCommands({ streams, ids: eventStoreTaskIds(store), views, clock, guard, emailNotifications: config.emailNotifications, sessions });
   const relay = taskEventRelay(store, natsTaskEventPublisher(js), {
     intervalMs: config.outboxIntervalMs,
     onError: (err) => logger.error({ err }, 'relaying task events failed; retrying'),
@@ -185,6 +188,7 @@ export async function createApp(config: SchedulerConfig, logger: Logger, o: Part
       await relay.flush().catch(() => undefined);
       jobStream.close();
       authQuota.close?.();
+      sessions?.close();
       if (!o.nats) await nats.drain();
       await health?.close();
       if (!o.store) await store.close();

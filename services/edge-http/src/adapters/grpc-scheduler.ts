@@ -18,6 +18,7 @@ export const toTaskResource = (t: Task | undefined): TaskResource => {
     created: t.created,
     last_run: t.last_run ?? null,
     runs: t.runs,
+    keep_session: t.keep_session,
     ...(t.monitor ? { monitor: toMonitorResource(t.monitor) } : {}),
   };
 };
@@ -99,6 +100,7 @@ export function grpcScheduler(addresses: string): TaskScheduler & { close(): voi
         enabled: fields.enabled,
         files_base_url: opts.filesBaseUrl,
         monitor: fields.monitor ? toMonitorMessage(fields.monitor) : undefined,
+        keep_session: fields.keep_session,
       });
       return toTaskResource(res.task);
     },

@@ -19,6 +19,10 @@ export const TASK_FIELDS = {
   crontab: text('crontab', 'Five-field cron expression (minute hour day-of-month month day-of-week); only with frequency custom.').nullable(),
   timezone: text('timezone', 'IANA time zone the schedule runs in.').default('Etc/UTC'),
   enabled: z.boolean({ error: 'enabled must be true or false' }).describe('Whether the task runs.').default(true),
+  keep_session: z
+    .boolean({ error: 'keep_session must be true or false' })
+    .describe("Keep the page's cookies and local storage (encrypted) from one successful run to the next, so steps that sign in can be skipped while the session lasts (default false).")
+    .optional(),
   // null stops monitoring (PATCH).
   monitor: z
     .strictObject(

@@ -11,6 +11,7 @@ export interface TaskFieldsInput {
   enabled?: boolean;
   /** null: stop monitoring. */
   monitor?: TaskMonitorResource | null;
+  keep_session?: boolean;
 }
 
 /** The scheduler, as the task routes need it; every call is scoped to the account (else task_not_found). */

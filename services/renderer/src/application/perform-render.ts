@@ -3,8 +3,9 @@ import { RENDER_PRODUCERS, encodeResultMeta } from '@app/render-contracts';
 import { RenderParams, type RenderFinished, type RenderJob } from '@app/proto/render';
 import { OPERATIONS as RENDER_OPERATIONS, formatOf, renderBudgetMs, timeoutSecondsOf } from '@app/render-params';
 import { secretsOfSteps } from './step-secrets.js';
+import { keepSessionOfJob, sessionOfJob } from './task-session.js';
 import type { RenderOperation } from '../render/index.js';
-import type { Clock, FinishedPublisher, JobInputs, JobOutcome, Renderer, ResultSink, SecretSource, StartGate, TargetGuard } from './ports.js';
+import type { Clock, FinishedPublisher, JobInputs, JobOutcome, Renderer, ResultSink, SecretSource, SessionStore, StartGate, TargetGuard } from './ports.js';
 
 const OPERATIONS: ReadonlySet<string> = new Set<string>(RENDER_OPERATIONS);
 
@@ -42,6 +43,8 @@ export function performRender(deps: {
   observe?: (operation: string, outcome: JobOutcome, seconds: number) => void;
   /** The account secrets `type` steps name, fetched at render time (absent: a step naming one fails). */
   secrets?: SecretSource;
+  /** Tasks' kept page sessions (keep_session), read before and kept after a task's render. */
+  sessions?: SessionStore;
 }) {
   const { renderer, results, finished, guard, clock } = deps;
   const inputs = deps.inputs ?? INLINE_INPUTS;
@@ -107,7 +110,9 @@ export function performRender(deps: {
       const renderMs = Math.min(remainingMs, renderBudgetMs(job.operation, params));
       // Secrets travel only from auth-quota to this render's memory: never in the job, the event or a log.
       const secrets = await secretsOfSteps(params.steps ?? [], job.account_id, deps.secrets);
-      const output = await renderer.render(job.operation as RenderOperation, params, renderMs, { secrets });
+      // A task's kept session likewise: read from auth-quota for this render, never part of the job.
+      const session = await sessionOfJob(job, deps.sessions);
+      const output = await renderer.render(job.operation as RenderOperation, params, renderMs, { secrets, session });
       const { placement } = job;
       const objectName = placement?.object_name || job.job_id;
       const expiresMs = clock.now().getTime() + (placement ? placement.ttl_ms : TRANSIENT_RESULT_TTL_MS);
@@ -124,6 +129,8 @@ export function performRender(deps: {
           attachmentName: params.attachment_name,
         }),
       );
+      // Kept before the run is announced, so the run that follows it starts from this session.
+      await keepSessionOfJob(job, output.session, deps.sessions);
       await announce(job, startedMs, {
         status: 'succeeded',
         result: {

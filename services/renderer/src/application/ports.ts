@@ -47,3 +47,10 @@ export interface SecretSource {
   /** The values of those of `names` the account has; a name it lacks is absent from the map. */
   reveal(accountId: string, names: readonly string[]): Promise<Map<string, string>>;
 }
+
+/** The page sessions tasks with keep_session keep between runs (auth-quota holds them sealed, per account and task). */
+export interface SessionStore {
+  /** The session kept for the task (the renderer's JSON); undefined when none is. */
+  read(accountId: string, taskId: string): Promise<string | undefined>;
+  keep(accountId: string, taskId: string, session: string): Promise<void>;
+}

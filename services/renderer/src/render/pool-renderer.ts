@@ -35,7 +35,7 @@ export function poolRenderer(pool: Pick<BrowserPool, 'run'>, opts: PoolRendererO
           // A step's navigation passes the same address rule as `url` (the egress guard carries its traffic).
           checkAddress: async (url: string, parameter: string) => void (await checkTargetUrl(url, { parameter, allowPrivate: allowPrivate })),
         };
-        return await pool.run((page) => renderJob(page, operation, params, deadline, { gpu: opts.gpu, screencast: opts.screencast, steps }), {
+        return await pool.run((page) => renderJob(page, operation, params, deadline, { gpu: opts.gpu, screencast: opts.screencast, steps, session: extras.session }), {
           timeoutMs: remainingMs,
           context: route.context,
         });

@@ -21,7 +21,8 @@ import { scrapeContent } from './scrape.js';
 import { screencastProducer, type ScreencastEnv } from './screencast/screencast.js';
 import { takeScreenshot } from './screenshot.js';
 import { hiddenPopupsStayOut, settleConsent } from './setup/consent.js';
-import type { Artifact, Production, RenderDeadline, RenderOperation, RenderOutput } from './types.js';
+import { capturePageSession, restorePageSession } from './session/page-session.js';
+import type { Artifact, Production, RenderDeadline, RenderOperation, RenderOutput, RenderSession } from './types.js';
 
 type Producer = (page: Page, params: RenderParams, env: RenderJobEnv) => Production;
 
@@ -47,6 +48,8 @@ export interface RenderJobEnv {
   screencast?: ScreencastEnv | undefined;
   /** What `steps` need: the account secrets they type and the address check of their navigations. */
   steps?: StepsEnv | undefined;
+  /** A task's kept session: restored before navigating, captured after success. */
+  session?: RenderSession | undefined;
 }
 
 /** Without an environment, steps type no secret and every address may be loaded (tests, tools). */
@@ -110,6 +113,7 @@ export async function renderJob(
     const navigation = await loading.within(
       (async () => {
         await setupPage(page, params, operation);
+        if (env.session?.restore) await restorePageSession(page, env.session.restore, Date.now());
         // Started with the viewport set, so what it starts (an encoder) gets ready while the page loads.
         if (!ended) production = PRODUCERS[operation](page, params, env);
         const loaded = await navigate(page, params, loading);
@@ -126,6 +130,11 @@ export async function renderJob(
     ]);
     const output: RenderOutput = { ...artifact, headers: { ...headers, ...gpu } };
     if (navigation.status !== undefined) output.pageStatus = navigation.status;
+    if (env.session?.keep) {
+      // Best effort: a session that cannot be read is not kept (the next run signs in), the render stands.
+      const session = await capturePageSession(page).catch(() => undefined);
+      if (session) output.session = session;
+    }
     return output;
   } catch (err) {
     throw renderError(err, loading);

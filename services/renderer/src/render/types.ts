@@ -1,4 +1,5 @@
 import type { Countdown } from './countdown.js';
+import type { PageSession } from './session/page-session.js';
 
 export type RenderOperation = 'screenshot' | 'pdf' | 'scrape' | 'screencast';
 
@@ -34,10 +35,19 @@ export interface RenderOutput extends Artifact {
   headers: Record<string, string>;
   /** HTTP status of the page's main response (absent for `html` input). */
   pageStatus?: number;
+  /** The page's session when the render was asked to keep it (RenderExtras.session.keep). */
+  session?: PageSession;
 }
 
 /** What a render gets besides its parameters, fetched for it alone and never part of its job. */
 export interface RenderExtras {
   /** The values of the account secrets its `type` steps name. */
   secrets?: ReadonlyMap<string, string> | undefined;
+  /** A task's kept session: `restore` is put back before navigating; `keep` asks for the page's session after success. */
+  session?: RenderSession | undefined;
+}
+
+export interface RenderSession {
+  restore?: PageSession | undefined;
+  keep: boolean;
 }

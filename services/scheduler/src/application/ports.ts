@@ -86,3 +86,8 @@ export interface ResultStore {
 export interface Comparer {
   compare(job: CompareJob): Promise<CompareJobResult>;
 }
+
+/** Tasks' kept page sessions (keep_session) at auth-quota: forgotten when the task goes or stops keeping one. */
+export interface TaskSessions {
+  forget(accountId: string, taskId: number): Promise<void>;
+}

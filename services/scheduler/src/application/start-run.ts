@@ -60,6 +60,8 @@ export function renderJob(
     files_base_url: task.filesBaseUrl,
     // auth-quota settles the run's quota from the render's outcome.
     reservation_id: ids.reservationId,
+    // The renderer restores and keeps the task's session itself (at auth-quota): the job names none.
+    ...(task.definition.keepSession ? { keep_session: true } : {}),
   };
 }
 

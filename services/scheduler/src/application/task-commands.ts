@@ -3,7 +3,7 @@ import { checkRenderTargets } from '@app/net-guard';
 import { decide, taskNotFound } from '../domain/task/task.decider.js';
 import type { TaskApi, TaskDefinition } from '../domain/task/task.js';
 import type { TaskView, TaskViews } from '../projections/task-views/task-views.js';
-import type { Clock, TargetGuard, TaskIds, TaskStreams } from './ports.js';
+import type { Clock, TargetGuard, TaskIds, TaskSessions, TaskStreams } from './ports.js';
 import { definitionForCreate, definitionForUpdate, type TaskFields } from './task-input.js';
 import { checkTaskQuery } from './task-query.js';
 
@@ -42,7 +42,16 @@ async function checkNotify(guard: TargetGuard, definition: TaskDefinition, email
 }
 
 /** Create, update and delete: each decided over the task's stream, answered from the caught-up projection. */
-export function taskCommands(deps: { streams: TaskStreams; ids: TaskIds; views: TaskViews; clock: Clock; guard: TargetGuard; emailNotifications?: boolean }) {
+export function taskCommands(deps: {
+  streams: TaskStreams;
+  ids: TaskIds;
+  views: TaskViews;
+  clock: Clock;
+  guard: TargetGuard;
+  emailNotifications?: boolean;
+  /** Kept page sessions: forgotten with the task, or when it stops keeping one. */
+  sessions?: TaskSessions;
+}) {
   const { streams, ids, views, clock, guard } = deps;
   const emailNotifications = deps.emailNotifications ?? false;
 
@@ -90,6 +99,7 @@ export function taskCommands(deps: { streams: TaskStreams; ids: TaskIds; views: 
           current,
         );
       });
+      if (fields.keepSession === false) await deps.sessions?.forget(accountId, taskId);
       return viewAfterWrite(accountId, taskId);
     },
 
@@ -98,6 +108,7 @@ export function taskCommands(deps: { streams: TaskStreams; ids: TaskIds; views: 
         decide({ type: 'DeleteTask', data: { taskId, accountId }, metadata: { now: clock.now().getTime() } }, state),
       );
       await views.catchUp();
+      await deps.sessions?.forget(accountId, taskId);
     },
   };
 }

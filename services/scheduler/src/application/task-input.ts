@@ -21,6 +21,8 @@ export interface TaskFields {
   enabled?: boolean | undefined;
   /** null: the task stops monitoring. */
   monitor?: MonitorInput | null | undefined;
+  /** Keep the page's session between runs. */
+  keepSession?: boolean | undefined;
 }
 
 const isApi = (v: string): v is TaskApi => (TASK_APIS as readonly string[]).includes(v);
@@ -108,7 +110,7 @@ export function definitionForCreate(fields: TaskFields, now: number): { definiti
 
   if (problems.length > 0 || !api || !frequency || !timezone || !crontab) throw new ValidationError(problems);
   return {
-    definition: { name: fields.name!, api, query: fields.query!, frequency, crontab, timezone, ...(monitor ? { monitor } : {}) },
+    definition: { name: fields.name!, api, query: fields.query!, frequency, crontab, timezone, ...(monitor ? { monitor } : {}), ...(fields.keepSession ? { keepSession: true } : {}) },
     enabled: fields.enabled ?? true,
   };
 }
@@ -147,7 +149,16 @@ export function definitionForUpdate(task: ActiveTask, fields: TaskFields): { def
 
   if (problems.length > 0 || !api || !frequency || !timezone || !crontab) throw new ValidationError(problems);
   return {
-    definition: { name: fields.name ?? current.name, api, query, frequency, crontab, timezone, ...(monitor ? { monitor } : {}) },
+    definition: {
+      name: fields.name ?? current.name,
+      api,
+      query,
+      frequency,
+      crontab,
+      timezone,
+      ...(monitor ? { monitor } : {}),
+      ...((fields.keepSession ?? current.keepSession) ? { keepSession: true } : {}),
+    },
     ...(fields.enabled !== undefined ? { enabled: fields.enabled } : {}),
   };
 }

@@ -116,6 +116,7 @@ export const Task = z
     created: seconds('Unix seconds.'),
     last_run: seconds('Unix seconds of the start of the latest run.').nullable(),
     runs: z.number().int().describe('Runs that started.'),
+    keep_session: z.boolean().describe("Whether the page's cookies and local storage are kept (encrypted) from one successful run to the next."),
     monitor: z
       .looseObject({
         mode: z.enum(['visual', 'text']),

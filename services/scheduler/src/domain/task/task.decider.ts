@@ -6,7 +6,7 @@ import type { ActiveTask, OpenRun, PreparedRun, Task, TaskCommand, TaskDefinitio
 /** Unfinished runs older than this are dropped from the state (their render outcome never came back). */
 export const STALE_OPEN_RUN_MS = 24 * 3_600_000;
 
-const DEFINITION_FIELDS = ['name', 'api', 'query', 'frequency', 'crontab', 'timezone', 'monitor'] as const;
+const DEFINITION_FIELDS = ['name', 'api', 'query', 'frequency', 'crontab', 'timezone', 'monitor', 'keepSession'] as const;
 const SCHEDULE_FIELDS: ReadonlySet<string> = new Set(['frequency', 'crontab', 'timezone']);
 
 /** The same answer for a task that does not exist, was deleted or belongs to another account. */
@@ -126,6 +126,9 @@ function changedFields(current: TaskDefinition, next: TaskDefinition): Partial<T
   for (const field of DEFINITION_FIELDS) {
     if (field === 'monitor') {
       if (!sameMonitor(current.monitor, next.monitor)) changes.monitor = next.monitor ?? null;
+    } else if (field === 'keepSession') {
+      // Turned off is recorded as false: an absent field would not undo it.
+      if ((current.keepSession ?? false) !== (next.keepSession ?? false)) changes.keepSession = next.keepSession ?? false;
     } else if (current[field] !== next[field]) Object.assign(changes, { [field]: next[field] });
   }
   return changes;

@@ -23,6 +23,8 @@ export interface TaskDefinition {
   timezone: string;
   /** Change monitoring (absent or null: the task only renders). */
   monitor?: Monitor | null;
+  /** The page's session (cookies, local storage) is kept from one successful run to the next (absent: false). */
+  keepSession?: boolean;
 }
 
 export type RunOutcome = 'succeeded' | 'failed';

@@ -27,6 +27,7 @@ const taskFieldsOf = (req: CreateTaskRequest | UpdateTaskRequest, monitor: Monit
   timezone: req.timezone,
   enabled: req.enabled,
   monitor,
+  keepSession: req.keep_session,
 });
 
 export const toTaskMessage = (t: TaskView): TaskMessage => ({
@@ -42,6 +43,7 @@ export const toTaskMessage = (t: TaskView): TaskMessage => ({
   last_run: t.lastRun === null ? undefined : seconds(t.lastRun),
   runs: t.runs,
   monitor: t.monitor ? monitorFieldsOf(t.monitor) : undefined,
+  keep_session: t.keepSession ?? false,
 });
 
 export const toTaskRunMessage = (r: RunView): TaskRunMessage => ({
