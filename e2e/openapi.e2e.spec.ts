@@ -123,6 +123,21 @@ describe('Answers of every route against /openapi.json', () => {
       await call('GET', `/v1/tasks/${taskId}/changes`, { headers: key() });
       await call('GET', '/v1/tasks/999999999/changes', { headers: key() });
       await call('GET', '/v1/tasks/999999999/runs', { headers: key() });
+      // A monitor's kept run compared with itself (success); a bad run id (error).
+      const watched = await call('POST', '/v1/tasks', {
+        headers: key(),
+        json: { name: 'kept', api: 'scrape', query: `html=${encodeURIComponent(html)}`, frequency: 'every_day', enabled: false, monitor: { mode: 'text' } },
+      });
+      const watchedId = watched.json<{ id: number }>().id;
+      const runId = (await call('POST', `/v1/tasks/${watchedId}/runs`, { headers: key() })).json<{ id: string }>().id;
+      await until(
+        async () => (await stack.call('GET', `/v1/tasks/${watchedId}/runs`, { headers: key() })).json<{ runs: { id: string; change: unknown }[] }>().runs.find((r) => r.id === runId)?.change != null,
+        90_000,
+        'the monitor\'s first run compared',
+        1_000,
+      );
+      expect((await call('GET', `/v1/tasks/${watchedId}/compare?from=${runId}&to=${runId}`, { headers: key() })).status).toBe(200);
+      await call('GET', `/v1/tasks/${watchedId}/compare?from=nope&to=${runId}`, { headers: key() });
       await call('DELETE', `/v1/tasks/${taskId}`, { headers: key() });
       await call('DELETE', `/v1/tasks/${taskId}`, { headers: key() });
 

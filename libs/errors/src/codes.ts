@@ -62,6 +62,8 @@ export const ERROR_CODES = {
   file_not_found: { http: 404, grpc: GrpcStatus.NOT_FOUND, ack: 'ack' },
   /** A `type` step names an account secret that does not exist (never created, or deleted); DELETE /v1/secrets/{name} of an unknown name. */
   secret_not_found: { http: 404, grpc: GrpcStatus.NOT_FOUND, ack: 'ack' },
+  /** GET /v1/tasks/{id}/compare: `from` or `to` is not one of the task's kept runs. */
+  run_not_found: { http: 404, grpc: GrpcStatus.NOT_FOUND, ack: 'ack' },
   conflict: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS, ack: 'nak' },
   concurrency_conflict: { http: 409, grpc: GrpcStatus.ABORTED, ack: 'nak' },
   request_timeout: { http: 408, grpc: GrpcStatus.DEADLINE_EXCEEDED, ack: 'nak' },

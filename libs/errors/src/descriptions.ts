@@ -29,6 +29,10 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, { meaning: string; retry: str
     meaning: 'A `type` step names an account secret that does not exist (never created, or deleted: a task that types it fails its runs with this code); `details` names `steps[i].secret`. Also `DELETE /v1/secrets/{name}` of an unknown name.',
     retry: 'After creating the secret (`POST /v1/secrets`).',
   },
+  run_not_found: {
+    meaning: "`GET /v1/tasks/{id}/compare`: `from` or `to` is not one of the task's kept runs (unknown, not compared, failed, or older than the monitor's last `keep` compared runs); `details` names it.",
+    retry: 'No: list the runs (`GET /v1/tasks/{id}/runs`) and pick kept ones.',
+  },
   conflict: { meaning: 'The record to create exists already (an account, a task).', retry: 'No.' },
   concurrency_conflict: { meaning: 'Another change to the same record won the race.', retry: 'Yes, at once.' },
   request_timeout: { meaning: 'The request was not received completely in time.', retry: 'Yes.' },

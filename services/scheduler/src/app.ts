@@ -6,10 +6,11 @@ import type { Logger } from '@app/logging';
 import { BUCKETS, Objm, busStatus, connectNats, ensureTopology, jetstream, streamPublisher, type NatsConnection } from '@app/messaging';
 import { openRenderJobPublisher } from '@app/render-contracts';
 import { SchedulerServiceService } from '@app/proto/scheduler';
+import { TaskHistoryServiceService } from '@app/proto/scheduler/history';
 import { startGrpcServer, type GrpcServer } from '@app/rpc';
 import { startHealthServer, type App, type HealthServer } from '@app/runtime';
 import type { SchedulerConfig } from './config.js';
-import type { AuthQuota, Clock, Comparer, RenderJobs, TargetGuard } from './application/ports.js';
+import type { AuthQuota, Clock, Comparer, PairComparer, RenderJobs, TargetGuard } from './application/ports.js';
 import { taskCommands } from './application/task-commands.js';
 import { dueRunRequests, dueRuns, type TickResult } from './application/request-due-runs.js';
 import { runStarter } from './application/start-run.js';
@@ -19,6 +20,7 @@ import { aheadTrigger, dueTimeTrigger, runStartConsumer } from './entrypoints/na
 import { dueInstantTimer } from './entrypoints/cron/due-instant.timer.js';
 import { finishRun } from './application/finish-run.js';
 import { compareRun } from './application/compare-run.js';
+import { compareKeptRuns } from './application/compare-kept-runs.js';
 import { objectStoreResults } from './adapters/object-store-results.js';
 import { monitoredRenderJobs } from './adapters/monitored-render-jobs.js';
 import { eventStoreTaskStreams } from './adapters/event-store-task-streams.js';
@@ -32,6 +34,7 @@ import { netGuardTarget } from './adapters/net-guard-target.js';
 import { workerComparer } from './adapters/worker-comparer.js';
 import { taskViews, type TaskViews } from './projections/task-views/task-views.js';
 import { schedulerService } from './entrypoints/grpc/scheduler.service.js';
+import { taskHistoryService } from './entrypoints/grpc/task-history.service.js';
 import { taskRunsConsumer } from './entrypoints/nats/task-runs.consumer.js';
 import { dueRunsTicker } from './entrypoints/cron/due-runs.ticker.js';
 import { schedulerMetrics } from './scheduler-metrics.js';
@@ -45,6 +48,8 @@ export interface SchedulerDeps {
   guard: TargetGuard;
   /** Where monitoring runs are compared (default: worker threads with the configured deadline). */
   comparer: Comparer & { close?(): Promise<void> };
+  /** Where two kept runs are compared (GET /v1/tasks/{id}/compare; default: the same worker threads). */
+  pairComparer: PairComparer;
   newId: () => string;
   newFileName: () => string;
   /** Told how late each run's job went out after its due instant (the dispatch-lag metric by default). */
@@ -134,7 +139,9 @@ export async function createApp(config: SchedulerConfig, logger: Logger, o: Part
   const preparer = runStartConsumer({ js, trigger: aheadTrigger, start: preparation.prepare, concurrency, logger });
   // Comparisons (text extraction, ignore_text, diffs) run in worker threads: never on this thread, which
   // serves every account's requests, starts due runs and keeps NATS messages alive.
-  const comparer = o.comparer ?? workerComparer({ threads: config.compareThreads, deadlineMs: config.compareTimeoutMs });
+  const pool = !o.comparer || !o.pairComparer ? workerComparer({ threads: config.compareThreads, deadlineMs: config.compareTimeoutMs }) : undefined;
+  const comparer = o.comparer ?? pool!;
+  const compareKept = compareKeptRuns({ views, results, comparer: o.pairComparer ?? pool!, clock });
   const compare = compareRun({
     streams,
     results,
@@ -166,6 +173,7 @@ export async function createApp(config: SchedulerConfig, logger: Logger, o: Part
       if (config.tickMs > 0) ticker.start();
       grpc = await startGrpcServer(config.grpcAddress, [
         { definition: SchedulerServiceService, implementation: schedulerService({ commands, views, starter, logger }) },
+        { definition: TaskHistoryServiceService, implementation: taskHistoryService({ compare: compareKept, logger }) },
       ]);
       health = await startHealthServer({
         port: config.healthPort,
@@ -181,7 +189,7 @@ export async function createApp(config: SchedulerConfig, logger: Logger, o: Part
       await grpc?.stop();
       await Promise.all([dispatcher.stop(), preparer.stop(), outcomes.stop()]);
       timer.stop();
-      if (!o.comparer) await comparer.close?.();
+      await pool?.close();
       // Runs prepared here and not started go back to the due-time path (of any replica).
       await preparation.cancelAll();
       await relay.stop();

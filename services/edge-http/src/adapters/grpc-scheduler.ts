@@ -1,6 +1,7 @@
 import { callUnary, grpcClient, peerReady } from '@app/rpc';
 import { SchedulerServiceClient, type Task, type TaskMonitor, type TaskRun } from '@app/proto/scheduler';
 import type { TaskMonitorResource, TaskResource, TaskRunResource, TaskScheduler } from '../tasks/index.js';
+import { grpcTaskHistory } from './grpc-task-history.js';
 
 const missing = () => new Error('the scheduler answered without a task');
 
@@ -87,6 +88,7 @@ export const toTaskRunResource = (r: TaskRun): TaskRunResource => ({
  */
 export function grpcScheduler(addresses: string): TaskScheduler & { close(): void; ready(): Promise<void> } {
   const client = grpcClient(SchedulerServiceClient, addresses);
+  const history = grpcTaskHistory(addresses);
   return {
     async create(accountId, fields, opts) {
       const res = await callUnary(client, client.createTask, {
@@ -130,7 +132,11 @@ export function grpcScheduler(addresses: string): TaskScheduler & { close(): voi
     async changes(accountId, id) {
       return (await callUnary(client, client.listTaskChanges, { account_id: accountId, id })).runs.map(toTaskRunResource);
     },
-    close: () => client.close(),
+    compare: history.compare,
+    close: () => {
+      client.close();
+      history.close();
+    },
     ready: () => peerReady(client),
   };
 }

@@ -2,3 +2,4 @@
 export type { TaskMonitorResource, TaskResource, TaskRunResource, RunChangeResource } from '@app/task-resources';
 export type { TaskFieldsInput, TaskScheduler } from './task-scheduler.js';
 export { TASK_FIELDS, TASK_REQUIRED_FIELDS, taskFieldsOf, taskIdOf, withFileUrls } from './task-fields.js';
+export { compareRunsOf, withChangeFileUrls } from './compare-runs.js';

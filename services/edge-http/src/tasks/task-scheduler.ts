@@ -1,4 +1,4 @@
-import type { TaskMonitorResource, TaskResource, TaskRunResource } from '@app/task-resources';
+import type { RunChangeResource, TaskMonitorResource, TaskResource, TaskRunResource } from '@app/task-resources';
 
 /** The writable fields of a task, as sent. */
 export interface TaskFieldsInput {
@@ -26,4 +26,6 @@ export interface TaskScheduler {
   run(accountId: string, id: number): Promise<TaskRunResource>;
   /** The runs that changed, newest first. */
   changes(accountId: string, id: number): Promise<TaskRunResource[]>;
+  /** Two kept runs compared (run_not_found naming from or to for a run that is not kept). */
+  compare(accountId: string, id: number, runs: { from: string; to: string }): Promise<RunChangeResource>;
 }

@@ -1,5 +1,5 @@
 import { Piscina } from 'piscina';
-import type { Comparer } from '../application/ports.js';
+import type { Comparer, PairComparer } from '../application/ports.js';
 import { ComparisonFailed, type CompareJob, type CompareJobResult } from '../comparison/compare-job.js';
 
 /**
@@ -27,8 +27,8 @@ export interface WorkerComparerOptions {
  * Comparisons in a pool of worker threads (piscina). Jobs wait here for a free thread, so a job's deadline
  * counts only its own running time; a job past its deadline is aborted, which terminates its thread.
  */
-export function workerComparer(opts: WorkerComparerOptions): Comparer & { close(): Promise<void> } {
-  const pool = new Piscina<CompareJob, CompareJobResult>({
+export function workerComparer(opts: WorkerComparerOptions): Comparer & PairComparer & { close(): Promise<void> } {
+  const pool = new Piscina({
     filename: opts.filename ?? defaultWorkerFile(),
     minThreads: 1,
     maxThreads: opts.threads,
@@ -55,19 +55,23 @@ export function workerComparer(opts: WorkerComparerOptions): Comparer & { close(
     else running--;
   };
 
+  /** Runs one job (`name`: the worker's export; default: a run's comparison) in a free thread. */
+  const run = async <R>(job: unknown, name?: string): Promise<R> => {
+    await acquire();
+    try {
+      return (await pool.run(job, { signal: AbortSignal.timeout(opts.deadlineMs), ...(name ? { name } : {}) })) as R;
+    } catch (err) {
+      if (err instanceof Error && err.name === 'AbortError') throw new ComparisonFailed('deadline', { cause: err });
+      const crashed = err instanceof Error && 'code' in err && typeof err.code === 'string' && err.code.startsWith('ERR_WORKER');
+      throw new ComparisonFailed(crashed ? 'crashed' : 'error', { cause: err });
+    } finally {
+      release();
+    }
+  };
+
   return {
-    async compare(job) {
-      await acquire();
-      try {
-        return await pool.run(job, { signal: AbortSignal.timeout(opts.deadlineMs) });
-      } catch (err) {
-        if (err instanceof Error && err.name === 'AbortError') throw new ComparisonFailed('deadline', { cause: err });
-        const crashed = err instanceof Error && 'code' in err && typeof err.code === 'string' && err.code.startsWith('ERR_WORKER');
-        throw new ComparisonFailed(crashed ? 'crashed' : 'error', { cause: err });
-      } finally {
-        release();
-      }
-    },
+    compare: (job: CompareJob) => run<CompareJobResult>(job),
+    comparePair: (job) => run(job, 'comparePair'),
     close: () => pool.destroy(),
   };
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RenderFinished } from '@app/proto/render';
 import { planRestrictedFeaturesOf } from '@app/render-params';
-import { exceeds, type Monitor, type RunChange } from '../domain/monitor/monitor.js';
+import { DEFAULT_KEEP, exceeds, keepOf, type Monitor, type RunChange } from '../domain/monitor/monitor.js';
 import { decide } from '../domain/task/task.decider.js';
 import { confirmingRunOf } from '../domain/task/task-monitoring.js';
 import type { ActiveTask, ChangeAnnouncement, Frequency } from '../domain/task/task.js';
@@ -21,10 +21,11 @@ const PERIOD_MS: Record<Frequency, number> = {
 };
 
 /**
- * How long a compared result is kept: like any result (24 hours), or longer when the next run, which is
- * compared with it, comes later than that (two periods of the task).
+ * How long a compared result is kept: like any result (24 hours), or longer when the monitor's last `keep`
+ * runs (and the next run, compared with the newest) span more than that: `keep` + 1 periods of the task.
  */
-export const comparedTtlMs = (frequency: Frequency): number => Math.max(RESULT_TTL_MS, 2 * PERIOD_MS[frequency]);
+export const comparedTtlMs = (frequency: Frequency, keep: number = DEFAULT_KEEP): number =>
+  Math.max(RESULT_TTL_MS, (Math.max(keep, 1) + 1) * PERIOD_MS[frequency]);
 
 /**
  * The name of a file derived from a run's result (its compared form, its diff): as unguessable as the
@@ -142,7 +143,7 @@ export function compareRun(deps: CompareRunDeps) {
       return 'done';
     }
     const resultName = confirmingRun ? finished.result!.object_name : pending.file;
-    const ttlMs = comparedTtlMs(state.definition.frequency);
+    const ttlMs = comparedTtlMs(state.definition.frequency, keepOf(monitor));
     // A screenshot is compared as it is: kept no longer than results are, it is its own compared file,
     // and a first run's (the baseline) need not even be read.
     const sameAsResult = monitor.mode === 'visual' && ttlMs <= RESULT_TTL_MS;

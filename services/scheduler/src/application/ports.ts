@@ -1,6 +1,7 @@
 import type { RenderJob } from '@app/proto/render';
 import type { Task, TaskEvent } from '../domain/task/task.js';
-import type { CompareJob, CompareJobResult } from '../comparison/compare-job.js';
+import type { CompareJob, CompareJobResult, PairJob } from '../comparison/compare-job.js';
+import type { Comparison } from '../domain/monitor/monitor.js';
 
 export interface Clock {
   now(): Date;
@@ -90,4 +91,9 @@ export interface Comparer {
 /** Tasks' kept page sessions (keep_session) at auth-quota: forgotten when the task goes or stops keeping one. */
 export interface TaskSessions {
   forget(accountId: string, taskId: number): Promise<void>;
+}
+
+/** Compares two kept runs' compared files in the same worker threads, within the same deadline. */
+export interface PairComparer {
+  comparePair(job: PairJob): Promise<Comparison>;
 }

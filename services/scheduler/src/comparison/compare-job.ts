@@ -28,6 +28,19 @@ export async function runCompareJob(job: CompareJob): Promise<CompareJobResult> 
   return { ...(job.monitor.mode === 'text' ? { compared } : {}), ...(comparison ? { comparison } : {}) };
 }
 
+/**
+ * Two kept runs compared with each other (GET /v1/tasks/{id}/compare): both files are compared forms
+ * already (the screenshot as compared, the extracted text), so only the diff is made.
+ */
+export interface PairJob {
+  monitor: Monitor;
+  before: Uint8Array;
+  after: Uint8Array;
+  labels: { before: string; after: string };
+}
+
+export const runComparePair = (job: PairJob): Promise<Comparison> => compareResults(job.monitor, job.before, job.after, job.labels);
+
 /** Why a comparison gave no result: it ran out of time, its worker thread died, or it threw. */
 export type ComparisonFailure = 'deadline' | 'crashed' | 'error';
 

@@ -4,7 +4,7 @@ import { CONTENT_TYPE_BY_FORMAT, FORMAT_BY_OPERATION, OPERATIONS, PARAMETERS, RE
 import { TASK_FIELDS, TASK_REQUIRED_FIELDS } from '../../tasks/index.js';
 import { webhookDocs } from './webhooks.js';
 import { AsyncAccepted, DeviceList, ErrorBody, Health, Readiness, RenderStatus, TaskList, Task, TaskChanges, TaskRun, TaskRuns, Usage } from './response-schemas.js';
-import { Secret, SecretList } from './response-schemas.js';
+import { RunChange, Secret, SecretList } from './response-schemas.js';
 
 /** A route of the server as Fastify registered it. */
 export interface RouteInfo {
@@ -206,6 +206,8 @@ interface RouteDoc {
   body?: z.ZodType;
   /** A JSON request body. */
   request?: Json;
+  /** Query parameters. */
+  query?: Json[];
 }
 
 const taskBody = (requireCreateFields: boolean): Json => {
@@ -309,6 +311,21 @@ const ROUTE_DOCS: Record<string, RouteDoc> = {
     description: 'The runs whose comparison with the previous successful run found a change, newest first, with before, after and diff file URLs.',
     body: TaskChanges,
   },
+  'GET /v1/tasks/{id}/compare': {
+    operationId: 'compareTaskRuns',
+    tag: 'Tasks',
+    summary: 'Compare two kept runs of a monitoring task',
+    description:
+      "Any two of the task's kept runs (the last monitor.keep compared runs: baseline, unchanged or changed) compared as the monitor compares a run " +
+      'with the one before: the answer has the shape of a run\'s change, `changed` when the score reaches the threshold, else `unchanged`, with before, after ' +
+      'and diff file URLs (the diff only when the two differ; kept 24 hours). 400 invalid_parameter naming from or to for a missing or malformed run id; ' +
+      '404 run_not_found naming from or to for a run that is not kept (unknown, failed, older than keep, its file expired).',
+    body: RunChange,
+    query: [
+      { name: 'from', in: 'query', required: true, schema: { type: 'string' }, description: 'The earlier run (shown as before): a run id as GET /v1/tasks/{id}/runs lists them.' },
+      { name: 'to', in: 'query', required: true, schema: { type: 'string' }, description: 'The later run (shown as after).' },
+    ],
+  },
 };
 
 const KEY_SECURITY = [{ AccessKeyHeader: [] }, { AccessKeyQuery: [] }];
@@ -353,7 +370,7 @@ function otherOperation(method: string, path: string, route: RouteInfo): Json {
     security: route.usage ? KEY_SECURITY : [],
     responses,
   };
-  const parameters = pathParameters(path);
+  const parameters = [...pathParameters(path), ...(doc.query ?? [])];
   if (parameters.length > 0) operation.parameters = parameters;
   if (doc.request) operation.requestBody = doc.request;
   return operation;

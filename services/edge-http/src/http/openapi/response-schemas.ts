@@ -132,7 +132,7 @@ export const Task = z
   })
   .meta({ id: 'Task' });
 
-const RunChange = z
+export const RunChange = z
   .looseObject({
     status: z.enum(['baseline', 'unchanged', 'changed', 'failed']).describe('failed: the comparison kept running out of time or memory; the baseline stays.'),
     score: z.number().describe('visual: percent of pixels that differ; text: changed characters.'),

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { taskFieldsOf, taskIdOf, withFileUrls, type TaskScheduler } from '../../tasks/index.js';
+import { compareRunsOf, taskFieldsOf, taskIdOf, withFileUrls, withChangeFileUrls, type TaskScheduler } from '../../tasks/index.js';
 import { filesBaseUrl } from '../reservation.js';
 
 export interface TaskRoutesOptions {
@@ -64,5 +64,12 @@ export async function taskRoutes(app: FastifyInstance, opts: TaskRoutesOptions) 
     const base = filesBaseUrl(request, opts.publicUrl);
     const changes = await scheduler.changes(accountOf(request), taskIdOf(request));
     return { changes: changes.map((run) => withFileUrls(run, base)) };
+  });
+
+  // Two kept runs compared (in the scheduler's comparison threads): the shape of a run's change.
+  app.get(`${path}/:id/compare`, read, async (request) => {
+    const id = taskIdOf(request);
+    const change = await scheduler.compare(accountOf(request), id, compareRunsOf(request.query));
+    return withChangeFileUrls(change, filesBaseUrl(request, opts.publicUrl));
   });
 }

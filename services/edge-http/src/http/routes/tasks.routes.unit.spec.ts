@@ -78,6 +78,10 @@ const scheduler = {
       change: { status: 'changed', score: 1.5, summary: 's', diff: 'ZGlm', before: 'YmVm', after: 'YWZ0', boxes: [{ x: 1, y: 2, width: 3, height: 4 }], compared: 1_780_003_903 },
     },
   ]),
+  compare: vi.fn<TaskScheduler['compare']>(async (_a, _id, runs) => {
+    if (runs.to === '12-1780009999') throw new AppError('run_not_found', 'not kept', { details: [{ parameter: 'to', message: 'to is not kept' }] });
+    return { status: 'changed', score: 2, summary: '1 line changed', diff: 'ZGlm', before: 'YmVm', after: 'YWZ0', boxes: [], compared: 1_780_003_999 };
+  }),
 };
 
 let app: FastifyInstance;
@@ -253,6 +257,34 @@ describe('Task routes', () => {
         }),
       ]);
       expect(scheduler.changes).toHaveBeenCalledWith('acc_scale', 12);
+    });
+  });
+
+  describe('When two runs of a task are compared', () => {
+    it('should answer the comparison with its files as URLs, asking the scheduler for the two runs', async () => {
+      const res = await app.inject({ method: 'GET', url: '/v1/tasks/12/compare?from=12-1780000300&to=12-now-1780004000123-ab12CD34', headers: { ...key, host: 'render.example:8443' } });
+      expect(res.statusCode).toBe(200);
+      const files = 'http://render.example:8443/v1/files/';
+      expect(res.json()).toEqual({ status: 'changed', score: 2, summary: '1 line changed', diff: `${files}ZGlm`, before: `${files}YmVm`, after: `${files}YWZ0`, boxes: [], compared: 1_780_003_999 });
+      expect(scheduler.compare).toHaveBeenCalledWith('acc_scale', 12, { from: '12-1780000300', to: '12-now-1780004000123-ab12CD34' });
+    });
+
+    it.each([
+      ['', ['from', 'to']],
+      ['?from=12-1780000300', ['to']],
+      ['?from=../etc&to=12-1780000300', ['from']],
+      ['?from=12-1&from=12-2&to=12-1780000300', ['from']],
+    ])('should answer 400 naming each bad run id (query %s) before the scheduler hears of it', async (query, named) => {
+      const res = await app.inject({ method: 'GET', url: `/v1/tasks/12/compare${query}`, headers: key });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().details.map((d: { parameter: string }) => d.parameter)).toEqual(named);
+      expect(scheduler.compare).not.toHaveBeenCalled();
+    });
+
+    it('should answer 404 run_not_found naming the run that is not kept', async () => {
+      const res = await app.inject({ method: 'GET', url: '/v1/tasks/12/compare?from=12-1780000300&to=12-1780009999', headers: key });
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toMatchObject({ code: 'run_not_found', details: [{ parameter: 'to' }] });
     });
   });
 
