@@ -1,10 +1,16 @@
 import { api, ApiError, errorOf } from './api.js';
 import { $, busy, clearProblems, copy, h, notice, showProblems } from './dom.js';
 import { session } from './session.js';
+import { stepEditor, type StepEditor } from './step-editor.js';
 
 /** Each operation's output formats, as the API validates them (asked of the service once). */
 let formats: Record<string, string[]> = {};
-const FORM = { prefix: 'pg-', errorId: 'pg-error', fieldOf: (p: string) => (document.getElementById(`pg-${p}`) ? p : 'extra') };
+const FORM = {
+  prefix: 'pg-',
+  errorId: 'pg-error',
+  fieldOf: (p: string) => (p.startsWith('steps') ? 'steps' : document.getElementById(`pg-${p}`) ? p : 'extra'),
+};
+let steps: StepEditor | undefined;
 let lastObjectUrl: string | undefined;
 
 const value = (id: string) => $<HTMLInputElement>(id).value.trim();
@@ -28,6 +34,9 @@ function parameters(): [string, string][] {
   for (const name of LINE_LISTS) {
     for (const line of $<HTMLTextAreaElement>(`pg-${name}`).value.split('\n')) if (line.trim()) params.push([name, line.trim()]);
   }
+  // Steps travel as JSON: an array in a POST body, a JSON string in a GET link.
+  const edited = steps?.steps() ?? [];
+  if (edited.length > 0) params.push(['steps', JSON.stringify(edited)]);
   for (const line of $<HTMLTextAreaElement>('pg-extra').value.split('\n')) {
     const trimmed = line.trim();
     if (!trimmed) continue;
@@ -63,6 +72,10 @@ const LINE_LISTS: ReadonlySet<string> = new Set(['fail_if_content_contains', 'fa
 function jsonBody(params: [string, string][]): string {
   const body: Record<string, unknown> = {};
   for (const [k, v] of params) {
+    if (k === 'steps') {
+      body[k] = JSON.parse(v) as unknown;
+      continue;
+    }
     const typed = TEXT_PARAMETERS.has(k) ? v : v === 'true' ? true : v === 'false' ? false : /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v;
     body[k] = LINE_LISTS.has(k) ? [...((body[k] as unknown[] | undefined) ?? []), typed] : typed;
   }
@@ -127,6 +140,7 @@ function syncFormats(): void {
 }
 
 export function bindPlayground(): void {
+  steps = stepEditor($('pg-steps'), 'pg-step');
   syncFormats();
   void api<{ formats: Record<string, string[]> }>('GET', '/formats')
     .then((answer) => {
