@@ -83,7 +83,8 @@ export default defineConfig({
         },
       },
       {
-        // docker-compose.yml in containers (podman, provisioned by the global setup), through testcontainers.
+        // docker-compose.yml in containers (podman and the image prepared in the background from the start of the
+        // run by the global setup, awaited by the test), through testcontainers.
         test: {
           name: 'compose',
           sequence: { groupOrder: 4 },

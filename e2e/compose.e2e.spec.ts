@@ -4,7 +4,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { generate } from 'selfsigned';
 import { DockerComposeEnvironment, Wait, type StartedDockerComposeEnvironment } from 'testcontainers';
 import { ensureSelfSignedCertificate } from '@app/stack';
@@ -22,13 +22,16 @@ import {
   type HttpsResponse,
   type WebhookReceiver,
 } from '@app/testkit';
+import { containersReady, type Containers } from './containers.global-setup.js';
 
 // docker-compose.yml (with docker-compose.test.yml) run by testcontainers on the podman engine the global
-// setup provisioned, from the image infra/Dockerfile builds: every call goes over HTTPS to the edge
+// setup provisions in the background (awaited here), from the image infra/Dockerfile builds: every call goes over HTTPS to the edge
 // container. The pages, the webhook receiver and the trace receiver run in this process, reached by the
 // containers at host.containers.internal.
 
-const containers = inject('containers');
+const { stateDir } = inject('containers');
+/** The engine's variables once its background preparation ended, or why containers cannot be had here. */
+let containers: Containers = {};
 const ROOT = resolve(import.meta.dirname, '..');
 const PROJECT = `render-compose-${randomBytes(4).toString('hex')}`;
 const HOST = 'host.containers.internal';
@@ -99,11 +102,14 @@ async function printWarnings(services: string[]) {
   }
 }
 
-const skip = containers.skip;
 const FIVE = ['edge-http', 'auth-quota', 'scheduler', 'renderer', 'webhook-dispatcher'];
 
-describe.skipIf(skip !== undefined)(`docker compose up, through testcontainers${skip ? ` (skipped: ${skip})` : ''}`, () => {
+describe('docker compose up, through testcontainers (skipped, saying why, where no container engine can be had)', () => {
   beforeAll(async () => {
+    const waited = Date.now();
+    containers = await containersReady(stateDir, 40 * 60_000);
+    console.warn(`[containers] waited ${((Date.now() - waited) / 1000).toFixed(1)} s for the background preparation; ${containers.skip ? `compose tests skip: ${containers.skip}` : 'ready'}`);
+    if (containers.skip) return;
     fixture = await startFixtureServer(
       {
         '/page': (_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<title>Boxed</title><h1>Rendered in a container</h1>'),
@@ -183,6 +189,11 @@ describe.skipIf(skip !== undefined)(`docker compose up, through testcontainers${
     taskId = task.json<{ id: number }>().id;
     taskTraceId = task.headers['x-service-request-id'] as string;
     edgeRequestsAtStart = await promValue('sum(http_server_request_duration_count{job="edge-http"})');
+  }, 50 * 60_000);
+
+  // Where containers cannot be had, every test skips (the reason is printed above).
+  beforeEach((ctx) => {
+    if (containers.skip !== undefined) ctx.skip();
   });
 
   afterAll(async () => {

@@ -1,16 +1,23 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
 
-// The container engine for e2e/compose.e2e.spec.ts: provisioned (scripts/ensure-containers.sh), the
-// service image built from infra/Dockerfile, and the engine's processes stopped when the run ends.
+// The container engine for e2e/compose.e2e.spec.ts: provisioned and the service image built from
+// infra/Dockerfile in the background (scripts/prepare-containers.sh, at the lowest CPU and I/O priority)
+// while the other tests run, awaited by the compose test itself; the engine's processes are stopped when
+// the run ends. (Vitest runs every project's global setup before the first test, so a setup that built
+// the image itself held the whole run back for as long as the build took.)
 
 export interface ContainersContext {
-  /** DOCKER_HOST and the image variables for docker-compose.yml; absent when containers cannot be had. */
+  /** Where scripts/prepare-containers.sh writes `ready`, `skip` or `failed`. */
+  stateDir: string;
+}
+
+/** What the compose test gets once preparation ended: the variables for docker-compose.yml, or why it skips. */
+export interface Containers {
   env?: Record<string, string>;
-  /** Why the compose tests skip. */
   skip?: string;
 }
 
@@ -21,53 +28,52 @@ declare module 'vitest' {
 }
 
 const ROOT = resolve(import.meta.dirname, '..');
-const SCRIPT = join(ROOT, 'scripts/ensure-containers.sh');
-export const SERVICE_IMAGE = 'localhost/render-service:test';
 
-function run(cmd: string, args: string[], timeoutMs: number) {
-  const t0 = Date.now();
-  const r = spawnSync(cmd, args, { cwd: ROOT, encoding: 'utf8', timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
-  return { ...r, seconds: ((Date.now() - t0) / 1000).toFixed(1) };
+/** Waits for the background preparation to end; a failure to build is an error, not a skip. */
+export async function containersReady(stateDir: string, timeoutMs: number): Promise<Containers> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const file = (name: string) => join(stateDir, name);
+    if (existsSync(file('ready'))) {
+      const env = Object.fromEntries(
+        readFileSync(file('ready'), 'utf8')
+          .split('\n')
+          .map((line) => line.match(/^([A-Z_]+)=(.*)$/))
+          .filter((m): m is RegExpMatchArray => m !== null)
+          .map((m) => [m[1]!, m[2]!]),
+      );
+      return { env };
+    }
+    if (existsSync(file('skip'))) return { skip: readFileSync(file('skip'), 'utf8').trim() || 'containers cannot be had here' };
+    if (existsSync(file('failed'))) throw new Error(`preparing the containers failed: ${readFileSync(file('failed'), 'utf8')}`);
+    if (Date.now() > deadline) throw new Error(`the containers were not ready within ${timeoutMs / 60_000} minutes (see ${stateDir})`);
+    await new Promise((r) => setTimeout(r, 2_000));
+  }
 }
 
 export default function setup(project: TestProject) {
-  const state = mkdtempSync(join(tmpdir(), 'containers-'));
+  const stateDir = mkdtempSync(join(tmpdir(), 'containers-'));
+  const log = openSync(join(stateDir, 'prepare-containers.log'), 'a');
+  const preparing = spawn('bash', [join(ROOT, 'scripts/prepare-containers.sh'), stateDir], { cwd: ROOT, detached: true, stdio: ['ignore', log, log] });
+  let running = true;
+  preparing.once('exit', () => (running = false));
   let stopped = false;
   const stop = () => {
     if (stopped) return;
     stopped = true;
-    run('bash', [SCRIPT, 'down', state], 60_000);
-    rmSync(state, { recursive: true, force: true });
+    // Still building (a run cut short, or one without the compose test's turn): the whole group goes.
+    if (running && preparing.pid) {
+      try {
+        process.kill(-preparing.pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+    }
+    spawnSync('bash', [join(ROOT, 'scripts/ensure-containers.sh'), 'down', stateDir], { cwd: ROOT, timeout: 60_000 });
+    rmSync(stateDir, { recursive: true, force: true });
   };
   // An interrupted run (Ctrl-C) skips the teardown: the engine's processes are stopped on exit anyway.
   process.once('exit', stop);
-
-  const up = run('bash', [SCRIPT, 'up', state], 20 * 60_000);
-  if (up.status !== 0) {
-    const reason = up.stderr.match(/SKIP: (.*)/)?.[1] ?? `ensure-containers.sh failed (${up.status ?? up.signal}): ${up.stderr.trim().split('\n').slice(-3).join(' / ')}`;
-    console.warn(`[containers] compose tests skip: ${reason}`);
-    project.provide('containers', { skip: reason });
-    return stop;
-  }
-  const env = Object.fromEntries(
-    up.stdout
-      .split('\n')
-      .map((line) => line.match(/^([A-Z_]+)=(.*)$/))
-      .filter((m): m is RegExpMatchArray => m !== null)
-      .map((m) => [m[1]!, m[2]!]),
-  );
-  console.warn(`[containers] engine ready in ${up.seconds} s`);
-
-  const build = run(
-    'podman',
-    ['build', '--format', 'docker', '--network', 'host', '--build-arg', `NODE_IMAGE=${env.NODE_IMAGE}`, '-t', SERVICE_IMAGE, '-f', 'infra/Dockerfile', '.'],
-    30 * 60_000,
-  );
-  if (build.status !== 0) {
-    stop();
-    throw new Error(`building the service image failed:\n${build.stderr.split('\n').slice(-30).join('\n')}`);
-  }
-  console.warn(`[containers] image ${SERVICE_IMAGE} built in ${build.seconds} s`);
-  project.provide('containers', { env: { ...env, RENDER_SERVICE_IMAGE: SERVICE_IMAGE } });
+  project.provide('containers', { stateDir });
   return stop;
 }

@@ -8,6 +8,8 @@
 #                                         Docker-compatible socket service and the health-check ticker;
 #                                         their PIDs go to <state-dir>/pids. Prints DOCKER_HOST=... last.
 #   ensure-containers.sh down <state-dir>  stops the processes `up` started (by PID).
+#   ensure-containers.sh prepare           only the slow part of `up` (packages, engine settings, images);
+#                                         prints the image variables.
 #
 # Exit status 3 means "cannot be had here" (not root, no apt-get, no network, engine refuses to run):
 # the message on stderr says why, and the tests that need containers skip.
@@ -160,9 +162,8 @@ health_ticker() {
   done
 }
 
-up() {
-  local state=$1
-  mkdir -p "$state"
+# The slow part, safe to run ahead and at a low priority: packages, engine settings, the base and stand-in images.
+prepare() {
   [ "$(uname -s)" = Linux ] || cannot "podman needs Linux"
   install_packages
   [ "$(id -u)" = 0 ] || cannot "the engine runs rootful: run the tests as root (or start the podman socket yourself)"
@@ -170,6 +171,18 @@ up() {
   podman info >/dev/null 2>&1 || cannot "podman does not run here: $(podman info 2>&1 | tail -1)"
   build_base
   build_standins
+}
+
+images() {
+  echo "NODE_IMAGE=$NODE_STANDIN"
+  echo "NATS_IMAGE=$NATS_STANDIN"
+  echo "PROMETHEUS_IMAGE=$PROMETHEUS_STANDIN"
+}
+
+up() {
+  local state=$1
+  mkdir -p "$state"
+  prepare
   : >"$state/pids"
   if ! socket_answers; then
     mkdir -p "$(dirname "$SOCKET_PATH")"
@@ -182,9 +195,7 @@ up() {
   health_ticker >/dev/null 2>&1 &
   echo $! >>"$state/pids"
   echo "DOCKER_HOST=unix://$SOCKET_PATH"
-  echo "NODE_IMAGE=$NODE_STANDIN"
-  echo "NATS_IMAGE=$NATS_STANDIN"
-  echo "PROMETHEUS_IMAGE=$PROMETHEUS_STANDIN"
+  images
 }
 
 down() {
@@ -200,6 +211,7 @@ down() {
 }
 
 case "${1:-}" in
+  prepare) prepare && images ;;
   up) up "${2:?state folder}" ;;
   down) down "${2:?state folder}" ;;
   *) echo "usage: $0 up|down <state-dir>" >&2; exit 2 ;;
