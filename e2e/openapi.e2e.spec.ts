@@ -126,12 +126,19 @@ describe('Answers of every route against /openapi.json', () => {
       // A monitor's kept run compared with itself (success); a bad run id (error).
       const watched = await call('POST', '/v1/tasks', {
         headers: key(),
-        json: { name: 'kept', api: 'scrape', query: `html=${encodeURIComponent(html)}`, frequency: 'every_day', enabled: false, monitor: { mode: 'text' } },
+        json: { name: 'kept', api: 'scrape', query: `url=${page}`, frequency: 'every_day', enabled: false, monitor: { mode: 'text' } },
       });
+      expect(watched.status, watched.body.toString()).toBe(201);
       const watchedId = watched.json<{ id: number }>().id;
-      const runId = (await call('POST', `/v1/tasks/${watchedId}/runs`, { headers: key() })).json<{ id: string }>().id;
+      const asked = await call('POST', `/v1/tasks/${watchedId}/runs`, { headers: key() });
+      expect(asked.status, asked.body.toString()).toBe(202);
+      const runId = asked.json<{ id: string }>().id;
       await until(
-        async () => (await stack.call('GET', `/v1/tasks/${watchedId}/runs`, { headers: key() })).json<{ runs: { id: string; change: unknown }[] }>().runs.find((r) => r.id === runId)?.change != null,
+        async () => {
+          // Polled slowly: a 429 (every call counts against the account's rate limit) is waited out.
+          const res = await stack.call('GET', `/v1/tasks/${watchedId}/runs`, { headers: key() });
+          return res.status === 200 && res.json<{ runs: { id: string; change: unknown }[] }>().runs.find((r) => r.id === runId)?.change != null;
+        },
         90_000,
         'the monitor\'s first run compared',
         1_000,
