@@ -17,7 +17,8 @@ const VIEWS: Record<string, () => Promise<void> | void> = {
 const SIGN_IN = { prefix: '', errorId: 'sign-in-error', fieldOf: (p: string) => ({ access_key: 'access-key', secret_key: 'secret-key' })[p] };
 
 const currentView = () => {
-  const name = location.hash.slice(1);
+  // #tasks/<id> is the tasks view with that task open.
+  const name = location.hash.slice(1).split('/')[0]!;
   return name in VIEWS ? name : 'overview';
 };
 

@@ -3,6 +3,7 @@ import { $, busy, clearProblems, formatTime, h, notice, showProblems } from './d
 import { session } from './session.js';
 import { bindMonitorFields, monitorFieldOf, monitorOf } from './monitor-form.js';
 import { showChanges } from './task-changes.js';
+import { bindTimeline, showMonitorDetail, type TimelineTask } from './task-timeline.js';
 
 /** A task as /dashboard/api/tasks returns it (the fields this page shows). */
 type Task = {
@@ -15,10 +16,10 @@ type Task = {
   enabled: boolean;
   runs: number;
   last_run: number | null;
-  monitor?: { mode: string } | null;
+  monitor?: TimelineTask['monitor'];
 };
 
-type Run = { id: string; trigger: string; status: string; started: number; finished: number | null; file: string | null; error: { code: string; message: string } | null };
+type Run = Parameters<typeof showMonitorDetail>[1][number] & { finished: number | null; file: string | null };
 
 const FORM = {
   prefix: 'task-',
@@ -89,7 +90,10 @@ export async function showTasks(): Promise<void> {
   const body = document.querySelector<HTMLTableSectionElement>('#tasks-table tbody')!;
   body.replaceChildren(...tasks.map((t) => row(t, showTasks)));
   $('tasks-empty').hidden = tasks.length > 0;
-  if (openRunsOf && tasks.some((t) => t.id === openRunsOf!.id)) await showRuns(openRunsOf, false);
+  // A link to a task (#tasks/<id>, as notifications send it) opens it.
+  const linked = tasks.find((t) => `#tasks/${t.id}` === location.hash);
+  if (linked) await showRuns(linked);
+  else if (openRunsOf && tasks.some((t) => t.id === openRunsOf!.id)) await showRuns(openRunsOf, false);
 }
 
 async function showRuns(t: Task, focus = true): Promise<void> {
@@ -110,6 +114,7 @@ async function showRuns(t: Task, focus = true): Promise<void> {
   );
   $('task-runs-empty').hidden = runs.length > 0;
   $('task-runs').hidden = false;
+  await showMonitorDetail(t, runs);
   if (focus) $('task-runs').focus();
 }
 
@@ -134,6 +139,7 @@ export function bindTasks(): void {
   restoreDraft();
   syncCrontab();
   const syncMonitor = bindMonitorFields();
+  bindTimeline(report);
   frequency.addEventListener('change', syncCrontab);
   // What is typed survives a reload or an expired session (nothing secret is in this form).
   form.addEventListener('input', saveDraft);

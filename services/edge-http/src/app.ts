@@ -97,7 +97,7 @@ export async function createApp(config: EdgeConfig, logger: Logger, o: Partial<E
     clock,
     admitter: authQuota,
     scheduler,
-    renders: { recent: asyncRenders.recentRenders, getRenderStatus: asyncRenders.http.getRenderStatus },
+    renders: { recent: asyncRenders.recentRenders, getRenderStatus: asyncRenders.http.getRenderStatus, deliveryState: asyncRenders.deliveryState },
     publicUrl: config.publicUrl,
   });
 

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { WebhookState } from '@app/render-contracts';
 import { BUCKETS, type Kvm } from '@app/messaging';
 import type { Admitter, Clock, ReservationOutcomes } from '../application/ports.js';
 import type { GetRenderStatus, RecentRenders } from '../results/index.js';
@@ -22,7 +23,7 @@ export async function buildDashboard(d: {
   kvm: Kvm;
   clock: Clock;
   scheduler: TaskScheduler;
-  renders: { recent: RecentRenders; getRenderStatus: GetRenderStatus };
+  renders: { recent: RecentRenders; getRenderStatus: GetRenderStatus; deliveryState?: (id: string) => Promise<WebhookState | undefined> };
   publicUrl: string | undefined;
 }): Promise<{ pages(app: FastifyInstance): Promise<void>; close(): void }> {
   const accountConsole = grpcAccountConsole(d.address);

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { WebhookState } from '@app/render-contracts';
 import cookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
 import type { Admitter, Clock, ReservationOutcomes } from '../application/ports.js';
@@ -15,6 +16,7 @@ import { sessionRoutes } from './routes/session.routes.js';
 import { accountRoutes } from './routes/account.routes.js';
 import { dashboardRendersRoutes } from './routes/renders.routes.js';
 import { formatsRoutes } from './routes/formats.routes.js';
+import { taskDeliveriesRoutes } from './routes/task-deliveries.routes.js';
 
 export interface DashboardOptions {
   sessions: DashboardSessions;
@@ -27,7 +29,7 @@ export interface DashboardOptions {
   reservations: ReservationOutcomes;
   clock: Clock;
   scheduler?: TaskScheduler | undefined;
-  renders?: { recent: RecentRenders; getRenderStatus: GetRenderStatus } | undefined;
+  renders?: { recent: RecentRenders; getRenderStatus: GetRenderStatus; deliveryState?: (id: string) => Promise<WebhookState | undefined> } | undefined;
   publicUrl?: string | undefined;
 }
 
@@ -81,6 +83,8 @@ export async function dashboardPlugin(app: FastifyInstance, opts: DashboardOptio
             const accountOf = (request: FastifyRequest) => request.dashboardSession!.account.accountId;
             await tasks.register(admissionPlugin, { admitter, reservations, accountOf });
             await tasks.register(taskRoutes, { scheduler, publicUrl, path: '/tasks', accountOf, admitReads: false });
+            const deliveryState = opts.renders?.deliveryState;
+            if (deliveryState) await tasks.register(taskDeliveriesRoutes, { scheduler, deliveryState });
           });
         }
         if (opts.renders) await signedIn.register(dashboardRendersRoutes, { ...opts.renders, clock: opts.clock, publicUrl: opts.publicUrl });

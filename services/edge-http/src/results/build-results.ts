@@ -81,6 +81,8 @@ export function buildResults(d: {
   return {
     http,
     recentRenders,
+    /** A webhook delivery's state by its id (a render's, or a monitor announcement's and its channels'). */
+    deliveryState: (id: string) => statuses.webhookState(id),
     start() {
       consumer.start();
       sweeper.start();
