@@ -3,7 +3,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 // Tests are tiered by file suffix (design/style.md): unit (pure, no I/O), int and contract (real NATS,
 // Chromium, SQLite), e2e (the whole stack as `npm start` runs it, over HTTPS).
-const sources = '{libs,services}/*/src/**';
+const sources = '{libs,services,apps,tools}/*/src/**';
 
 /**
  * End-to-end files that run with no other stack beside them: they measure capacity or time (overload, fair
@@ -45,7 +45,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: [`${sources}/*.unit.spec.ts`, 'bench/src/**/*.unit.spec.ts', 'tools/**/*.unit.spec.ts'],
+          include: [`${sources}/*.unit.spec.ts`, 'bench/src/**/*.unit.spec.ts', 'tools/checks/*.unit.spec.ts'],
           sequence: { groupOrder: 0 },
           testTimeout: 30_000,
         },
