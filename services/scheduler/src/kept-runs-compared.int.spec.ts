@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import sharp from 'sharp';
 import { AppError } from '@app/errors';
 import { workerComparer } from './adapters/worker-comparer.js';
 import type { Monitor, RunChange } from './domain/monitor/monitor.js';
@@ -118,6 +119,23 @@ describe('Comparing two kept runs', () => {
     expect(expired.code).toBe('run_not_found');
     expect(expired.details).toEqual([expect.objectContaining({ parameter: 'from' })]);
     expect((await failureOf(compare('acc-2', 7, '7-1001', '7-1003'))).code).toBe('task_not_found');
+  });
+
+  it('should compare two kept screenshots of a visual monitor, the diff a PNG of their size', async () => {
+    const png = async (colour: string): Promise<StoredResult> => ({
+      body: new Uint8Array(await sharp({ create: { width: 40, height: 30, channels: 3, background: colour } }).png().toBuffer()),
+      extension: 'png',
+      contentType: 'image/png',
+    });
+    const { store, written } = memoryResults({ 'compared-1': await png('#ffffff'), 'compared-2': await png('#ff0000'), 'compared-3': await png('#ffffff') });
+    const visual: Monitor = { ...monitor(), mode: 'visual', threshold: 0.1 };
+    const compare = compareKeptRuns({ views: viewsOf(visual, runs), results: store, comparer, clock });
+    expect(await compare('acc-1', 7, '7-1001', '7-1003')).toMatchObject({ status: 'unchanged', score: 0 });
+    const change = await compare('acc-1', 7, '7-1001', '7-1002');
+    expect(change).toMatchObject({ status: 'changed', score: 100 });
+    const diff = written.get(change.diff!)!;
+    expect(diff.extension).toBe('png');
+    expect(await sharp(diff.body).metadata()).toMatchObject({ width: 40, height: 30 });
   });
 
   it('should keep compared files for the monitor\'s keep runs (and at least a day)', () => {
