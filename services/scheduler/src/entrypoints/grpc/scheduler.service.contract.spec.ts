@@ -52,6 +52,7 @@ describe('SchedulerService over gRPC', () => {
         created: Math.floor(T0 / 1000),
         last_run: undefined,
         runs: 0,
+        keep_session: false,
       });
       expect(Number.isSafeInteger(task.id) && task.id > 0).toBe(true);
       expect(await b.get(task.id)).toEqual(task); // read-your-writes on the other replica
