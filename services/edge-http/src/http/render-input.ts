@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { validateRenderParams, type Operation, type ValidatedRender } from '@app/render-params';
-import { rawQueryOf } from './access-key.js';
+import { rawQueryOf } from '../web/index.js';
 
 /** Inputs longer than this are validated every time (an `html` body would crowd the memory out). */
 const MAX_REMEMBERED_INPUT = 4_096;

@@ -3,3 +3,4 @@ export type { TaskMonitorResource, TaskResource, TaskRunResource, RunChangeResou
 export type { TaskFieldsInput, TaskScheduler } from './task-scheduler.js';
 export { TASK_FIELDS, TASK_REQUIRED_FIELDS, taskFieldsOf, taskIdOf, withFileUrls } from './task-fields.js';
 export { compareRunsOf, withChangeFileUrls } from './compare-runs.js';
+export { taskRoutes } from './tasks.routes.js';

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { hasCode } from '@app/errors';
 import type { GetRenderStatus, RecentRenders, RenderStatusView } from '../../results/index.js';
-import { filesBaseUrl } from '../../http/index.js';
+import { filesBaseUrl } from '../../web/index.js';
 import type { Clock } from '../../application/ports.js';
 
 /** The account's recent async renders, from its bounded index, each as GET /v1/renders/{id} shows it. */

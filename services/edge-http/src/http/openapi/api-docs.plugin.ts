@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { SECURITY_HEADERS } from '../security-headers.js';
+import { SECURITY_HEADERS } from '../../web/index.js';
 import { buildOpenApiDocument, type RouteInfo } from './openapi-document.js';
 
 const DOCS_PREFIX = '/docs';

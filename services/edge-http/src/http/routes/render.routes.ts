@@ -4,8 +4,7 @@ import { OPERATIONS, type Operation } from '@app/render-params';
 import type { RenderParams } from '@app/proto/render';
 import type { RenderAsync, RenderCached } from '../../results/index.js';
 import type { RenderOutcome, RenderSync } from '../../application/render-sync.js';
-import { inputOf } from '../access-key.js';
-import { filesBaseUrl, reserveDeferredQuota } from '../reservation.js';
+import { filesBaseUrl, inputOf, reserveDeferredQuota } from '../../web/index.js';
 import { rememberedValidation } from '../render-input.js';
 import { setResultHeaders } from '../result-policy.js';
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { GetRenderStatus } from '../../results/index.js';
-import { filesBaseUrl } from '../reservation.js';
+import { filesBaseUrl } from '../../web/index.js';
 
 /** GET /v1/renders/{id}: the status of an asynchronous render of the calling account. */
 export async function rendersRoutes(app: FastifyInstance, opts: { getRenderStatus: GetRenderStatus; publicUrl?: string | undefined }) {

@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { compareRunsOf, taskFieldsOf, taskIdOf, withFileUrls, withChangeFileUrls, type TaskScheduler } from '../../tasks/index.js';
-import { filesBaseUrl } from '../reservation.js';
+import { compareRunsOf, withChangeFileUrls } from './compare-runs.js';
+import { taskFieldsOf, taskIdOf, withFileUrls } from './task-fields.js';
+import type { TaskScheduler } from './task-scheduler.js';
+import { filesBaseUrl } from '../web/index.js';
 
 export interface TaskRoutesOptions {
   scheduler: TaskScheduler;

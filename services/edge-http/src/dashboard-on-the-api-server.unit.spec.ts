@@ -2,17 +2,15 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import type { FastifyInstance } from 'fastify';
 import { createLogger } from '@app/logging';
 import { AppError, errors } from '@app/errors';
-import type { AdmitRequest, Admitter, ReservationOutcomes } from '../application/ports.js';
-import type { TaskScheduler } from '../tasks/index.js';
-import type { RenderSync } from '../application/render-sync.js';
-import { buildServer } from '../http/index.js';
-import type { AccountConsole, ConsoleAccount, SessionRecord } from './ports.js';
-import { dashboardPlugin } from './dashboard.plugin.js';
-import { dashboardSessions } from './sessions.js';
-import { signInThrottle } from './sign-in-throttle.js';
-import { memoryFailureCounters } from './testing/memory-failure-counters.js';
+import type { AdmitRequest, Admitter, ReservationOutcomes } from './application/ports.js';
+import type { TaskScheduler } from './tasks/index.js';
+import type { RenderSync } from './application/render-sync.js';
+import { buildServer } from './http/index.js';
+import { dashboardPlugin, dashboardSessions, signInThrottle, type AccountConsole, type ConsoleAccount, type SessionRecord } from './dashboard/index.js';
+import { memoryFailureCounters } from './dashboard/testing/memory-failure-counters.js';
 
-// The dashboard's HTTP surface with fake ports: cookie attributes, CSRF and origin checks, sessions.
+// The dashboard's HTTP surface mounted on the API's server as app.ts mounts it, with fake ports: cookie
+// attributes, CSRF and origin checks, sessions.
 const account: ConsoleAccount = {
   accountId: 'acc_1',
   name: 'Demo',

@@ -1,11 +1,11 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Admitted, AdmitRequest, Admitter, ReservationOutcomes, Settler } from '../../application/ports.js';
+import type { Admitted, AdmitRequest, Admitter, ReservationOutcomes, Settler } from '../application/ports.js';
 import { errors } from '@app/errors';
 import { isTrueParam, planRestrictedFeaturesOf } from '@app/render-params';
-import { accessKeyOf, inputOf, rawQueryOf } from '../access-key.js';
-import { routeOf } from '../route-of.js';
-import type { HeldReservation } from '../reservation.js';
+import { accessKeyOf, inputOf, rawQueryOf } from './access-key.js';
+import { routeOf } from './route-of.js';
+import type { HeldReservation } from './reservation.js';
 
 const EMPTY = new Uint8Array();
 /** The longest an answer waits for its reservation's end to be told to auth-quota. */

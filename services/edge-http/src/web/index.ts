@@ -1,0 +1,10 @@
+/**
+ * What both faces of the edge's server (the public API, http/, and the dashboard, dashboard/) stand on:
+ * admission (the access key, the route's usage, the reservation it holds), the security headers, and the
+ * origin of file URLs. Neither face imports the other.
+ */
+export { admissionPlugin } from './admission.plugin.js';
+export { accessKeyOf, inputOf, rawQueryOf } from './access-key.js';
+export { decorateMatchedRoute, routeOf } from './route-of.js';
+export { filesBaseUrl, reserveDeferredQuota, type HeldReservation } from './reservation.js';
+export { SECURITY_HEADERS } from './security-headers.js';
