@@ -75,6 +75,7 @@ describe('Scheduled tasks over HTTPS', () => {
         created: expect.any(Number),
         last_run: null,
         runs: 0,
+        keep_session: false,
       });
       expect(a.created).toBeGreaterThanOrEqual(before);
 
