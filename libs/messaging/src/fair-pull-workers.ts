@@ -22,13 +22,17 @@ export function fairPullWorkers(
     js: JetStreamClient;
     stream: string;
     concurrency: number;
-    /** Messages held waiting beyond those handled (default: `concurrency`; 0: a message is taken only when a slot is free). */
-    lookahead?: number;
+    /**
+     * Messages held waiting beyond those handled (default: `concurrency`; 0: a message is taken only when a
+     * slot is free), or a function asked each time: a replica with peers that could start a message should
+     * not hold it.
+     */
+    lookahead?: number | (() => number);
     /** The fairness key of a message; messages it cannot read share the key ''. */
     keyOf: (msg: JsMsg) => string;
   },
 ): PullWorkers {
-  const lookahead = Math.max(0, deps.lookahead ?? deps.concurrency);
+  const lookahead = () => Math.max(0, typeof deps.lookahead === 'function' ? deps.lookahead() : (deps.lookahead ?? deps.concurrency));
   const handleOne = messageHandler(deps);
   const waiting = new RoundRobinQueue<Held>();
   const active = new Set<Promise<void>>();
@@ -39,7 +43,7 @@ export function fairPullWorkers(
   let puller: Promise<void> | undefined;
   let roomMade: (() => void) | undefined;
 
-  const hasRoom = () => active.size + waiting.size < deps.concurrency + lookahead;
+  const hasRoom = () => active.size + waiting.size < deps.concurrency + lookahead();
   const wake = () => {
     const resolve = roomMade;
     roomMade = undefined;

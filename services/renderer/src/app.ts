@@ -10,6 +10,7 @@ import {
   jetstream,
   jetstreamManager,
   startCapacityHeartbeat,
+  watchFleetCapacity,
   type CapacityHeartbeat,
   type NatsConnection,
 } from '@app/messaging';
@@ -73,7 +74,9 @@ export async function createApp(config: RendererConfig, logger: Logger, o: { nat
     secrets: secretSource,
     sessions: sessionStore,
   });
-  const consumer = renderJobsConsumer({ js, perform, concurrency: config.pool.concurrency, logger });
+  // Whether this renderer has peers: one alone holds waiting jobs to start them fairly, one with peers does not.
+  const fleet = await watchFleetCapacity(nats);
+  const consumer = renderJobsConsumer({ js, perform, concurrency: config.pool.concurrency, fleetSlots: fleet.capacity, logger });
   let health: HealthServer | undefined;
   let capacity: CapacityHeartbeat | undefined;
 
@@ -108,6 +111,7 @@ export async function createApp(config: RendererConfig, logger: Logger, o: { nat
       health?.setDraining();
       await capacity?.stop();
       await consumer.stop();
+      fleet.stop();
       await pool.stop();
       await encoders.stop();
       await proxy.close();

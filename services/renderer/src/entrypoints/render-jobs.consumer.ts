@@ -5,12 +5,18 @@ import { trace } from '@app/telemetry';
 import type { PerformRender } from '../application/perform-render.js';
 
 /**
- * Jobs a renderer holds waiting beyond its slots, so that the order they start in is fair: when a slot
- * frees, the held job of the account with the fewest renders running here starts first (round robin
- * among equals), whatever one account has queued. Enough for one account's whole in-flight limit on the
- * default plans, so another account's job is in hand when the next slot frees.
+ * Jobs a renderer alone on the fleet holds waiting beyond its slots, so that the order they start in is
+ * fair: when a slot frees, the held job of the account with the fewest renders running here starts first
+ * (round robin among equals), whatever one account has queued. Enough for one account's whole in-flight
+ * limit on the default plans, so another account's job is in hand when the next slot frees. A renderer with
+ * peers holds none: a job held behind its busy slots would wait while a peer's slot sat free (and a
+ * caller's render time out), so jobs then start in the order they came, into whichever slot frees first.
  */
 export const JOBS_HELD_WAITING = 32;
+
+/** How many jobs to hold: JOBS_HELD_WAITING while this renderer's slots are the fleet's, none beside peers. */
+export const jobsHeldWaiting = (ownSlots: number, fleetSlots: number | undefined): number =>
+  fleetSlots === undefined || fleetSlots <= ownSlots ? JOBS_HELD_WAITING : 0;
 
 /**
  * Pulls render jobs from the shared work queue and runs `concurrency` at once. Fairness between accounts
@@ -19,14 +25,21 @@ export const JOBS_HELD_WAITING = 32;
  * alone may fill every slot (up to its plan's renders in flight). A live job heartbeats well inside the
  * consumer's ack wait; a crashed renderer's jobs, held or running, come back to another one.
  */
-export function renderJobsConsumer(deps: { js: JetStreamClient; perform: PerformRender; concurrency: number; logger: Logger }): PullWorkers {
+export function renderJobsConsumer(deps: {
+  js: JetStreamClient;
+  perform: PerformRender;
+  concurrency: number;
+  /** The fleet's render slots, this renderer's included (undefined until heard). */
+  fleetSlots: () => number | undefined;
+  logger: Logger;
+}): PullWorkers {
   const { perform, logger } = deps;
   return fairPullWorkers({
     js: deps.js,
     stream: RENDERER_JOBS_CONSUMER.stream,
     durable: RENDERER_JOBS_CONSUMER.config.durable_name,
     concurrency: deps.concurrency,
-    lookahead: JOBS_HELD_WAITING,
+    lookahead: () => jobsHeldWaiting(deps.concurrency, deps.fleetSlots()),
     logger,
     heartbeatMs: 3_000,
     keyOf: (msg) => RenderJob.decode(msg.data).account_id,
