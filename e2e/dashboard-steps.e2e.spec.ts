@@ -83,7 +83,8 @@ describe('The playground step editor', () => {
       },
       { timeout: 90_000 },
     );
-    const problems = await page.$$eval('#pg-error, #pg-steps-error, #pg-extra-error', (els) => els.map((e) => e.textContent ?? '').join(' '));
+    // Every problem the page shows, the ones placed beside a field included (so a failure says which).
+    const problems = await page.$$eval('[id^="pg-"][id$="-error"]', (els) => els.map((e) => (e.textContent ? `${e.id}: ${e.textContent}` : '')).join(' '));
     expect(problems.trim()).toBe('');
     // "hello" typed: #out is 5 × 50 px wide.
     expect(await page.$eval('#pg-image', (img) => [(img as HTMLImageElement).naturalWidth, (img as HTMLImageElement).naturalHeight])).toEqual([250, 40]);
