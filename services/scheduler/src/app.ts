@@ -105,7 +105,7 @@ export async function createApp(config: SchedulerConfig, logger: Logger, o: Part
   const newId = o.newId ?? randomUUID;
   const newFileName = o.newFileName ?? (() => randomBytes(32).toString('base64url'));
   const flushRelay = () => void relay.flush().catch(() => undefined);
-  // One run-start pipeline, two triggers: the due time (a claimed run's event) and ahead (a prepare request).
+  // One run-start pipeline, three triggers: the due time (a claimed run's event), ahead (a prepare request) and the owner's run now.
   const onDispatched = o.onDispatched ?? schedulerMetrics().dispatched;
   const starter = runStarter({ streams, authQuota, jobs, guard, clock, newId, newFileName, onDispatched });
   const preparation = runPreparation({

@@ -115,7 +115,7 @@ export function runStarter(deps: RunDeps) {
   const checkQuery = boundedMemo(checkTaskQuery, (api, query) => `${api} ${query}`);
   const now = () => clock.now().getTime();
 
-  // ---- The steps, shared by both triggers ----
+  // ---- The steps, shared by every trigger (due time, ahead, run now) ----
   const query = (task: ActiveTask) => checkQuery(task.definition.api, task.definition.query);
   /** `prefix` names a refused parameter as the caller knows it (`query.url` for an API request). */
   const checkTargets = (params: RenderParams, prefix = '') => checkRenderTargets(params, (url, parameter) => guard.check(url, parameter), prefix);
