@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSignInSite, startTestStack, until, type HttpsResponse, type SignInSite, type TestStack } from '@app/testkit';
+import { signInSteps as signInStepsOf, startSignInSite, startTestStack, until, type HttpsResponse, type SignInSite, type TestStack } from '@app/testkit';
 import type { TaskResource, TaskRunResource } from '@app/task-resources';
 
 // A task's keep_session through the whole stack, as `npm start` runs it: a task whose steps sign in (each
@@ -25,15 +25,7 @@ const call = async (method: string, path: string, opts: Parameters<TestStack['ca
   return res;
 };
 
-const signInSteps = () => [
-  { action: 'goto', url: `${site.origin}/login` },
-  { action: 'type', selector: '#user', text: 'ann', optional: true },
-  { action: 'type', selector: '#password', secret: NAME, optional: true },
-  { action: 'click', selector: '#sign-in', optional: true },
-  { action: 'wait_for_selector', selector: '#to-account, #balance' },
-  { action: 'click', selector: '#to-account', optional: true },
-  { action: 'wait_for_selector', selector: '#balance' },
-];
+const signInSteps = () => signInStepsOf(site, 'ann', NAME);
 
 beforeAll(async () => {
   site = await startSignInSite({ user: 'ann', password: SECRET, sessionMs: SESSION_MS });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   startOtlpReceiver,
+  signInSteps as signInStepsOf,
   startSignInSite,
   startTestStack,
   startWebhookReceiver,
@@ -37,15 +38,7 @@ const call = async (method: string, path: string, opts: Parameters<TestStack['ca
   return res;
 };
 
-const signInSteps = () => [
-  { action: 'goto', url: `${site.origin}/login` },
-  { action: 'type', selector: '#user', text: 'ann', optional: true },
-  { action: 'type', selector: '#password', secret: NAME, optional: true },
-  { action: 'click', selector: '#sign-in', optional: true },
-  { action: 'wait_for_selector', selector: '#to-account, #balance' },
-  { action: 'click', selector: '#to-account', optional: true },
-  { action: 'wait_for_selector', selector: '#balance' },
-];
+const signInSteps = () => signInStepsOf(site, 'ann', NAME);
 
 beforeAll(async () => {
   site = await startSignInSite({ user: 'ann', password: SECRET, sessionMs: 60_000 });

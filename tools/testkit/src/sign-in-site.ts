@@ -41,6 +41,20 @@ const cookieOf = (req: IncomingMessage, name: string) =>
  * expires after `sessionMs`, `/account` (the balance, or a redirect to /login without a valid session),
  * and a note in local storage set on sign-in and shown on /account. It counts the sign-in POSTs.
  */
+/**
+ * The browser steps that sign in to a SignInSite as `user`, the password typed from the account secret
+ * `secret`: every sign-in step is optional, so a run whose kept session is still valid goes straight on.
+ */
+export const signInSteps = (site: Pick<SignInSite, 'origin'>, user: string, secret: string) => [
+  { action: 'goto', url: `${site.origin}/login` },
+  { action: 'type', selector: '#user', text: user, optional: true },
+  { action: 'type', selector: '#password', secret, optional: true },
+  { action: 'click', selector: '#sign-in', optional: true },
+  { action: 'wait_for_selector', selector: '#to-account, #balance' },
+  { action: 'click', selector: '#to-account', optional: true },
+  { action: 'wait_for_selector', selector: '#balance' },
+];
+
 export async function startSignInSite(opts: { user: string; password: string; sessionMs: number; balance?: string }): Promise<SignInSite> {
   const sessions = new Map<string, number>();
   const issued: string[] = [];
