@@ -1,7 +1,6 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signInSteps as signInStepsOf, startSignInSite, startTestStack, until, type HttpsResponse, type SignInSite, type TestStack } from '@app/testkit';
+import { filesUnder, signInSteps as signInStepsOf, startSignInSite, startTestStack, until, type HttpsResponse, type SignInSite, type TestStack } from '@app/testkit';
 import type { TaskResource, TaskRunResource } from '@app/task-resources';
 
 // A task's keep_session through the whole stack, as `npm start` runs it: a task whose steps sign in (each
@@ -66,13 +65,6 @@ const runNow = async (id: number): Promise<{ run: TaskRunResource; page: string 
   return { run, page: file.body.toString() };
 };
 
-const filesUnder = (dir: string): string[] =>
-  readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    const s = statSync(path, { throwIfNoEntry: false });
-    if (!s) return [];
-    return s.isDirectory() ? filesUnder(path) : s.isFile() ? [path] : [];
-  });
 
 describe('A task with keep_session behind a sign-in', () => {
   let kept: TaskResource;

@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  filesUnder,
   startOtlpReceiver,
   signInSteps as signInStepsOf,
   startSignInSite,
@@ -54,14 +55,6 @@ afterAll(async () => {
   await Promise.all([site?.close(), otlp?.close(), receiver?.close()]);
 });
 
-/** Every file under a folder. */
-const filesUnder = (dir: string): string[] =>
-  readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    const s = statSync(path, { throwIfNoEntry: false });
-    if (!s) return [];
-    return s.isDirectory() ? filesUnder(path) : s.isFile() ? [path] : [];
-  });
 
 describe('Account secrets typed by browser steps', () => {
   let taskId: number;

@@ -17,3 +17,4 @@ export * from './test-bus.js';
 export * from './nats-leaders.js';
 export * from './request-timeline.js';
 export * from './sign-in-site.js';
+export * from './files-under.js';
