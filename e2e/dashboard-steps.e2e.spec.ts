@@ -1,10 +1,27 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'puppeteer-core';
-import { accountsAdmin, launchTestBrowser, startFixtureServer, startTestStack, type FixtureServer, type TestAccount, type TestStack } from '@app/testkit';
+import {
+  accountsAdmin,
+  launchTestBrowser,
+  signInSteps,
+  startFixtureServer,
+  startSignInSite,
+  startTestStack,
+  until,
+  type FixtureServer,
+  type SignInSite,
+  type TestAccount,
+  type TestStack,
+} from '@app/testkit';
+import type { TaskResource, TaskRunResource } from '@app/task-resources';
 
 // The dashboard's step editor in a real browser (Debian's Chromium) against the whole stack: the owner
 // adds, edits, moves and removes browser steps in the playground; the render shows their effect (an
 // element whose width grows with the text typed into a form field), at 375 px without sideways scrolling.
+// Then in the task form: a task whose steps sign in to a fixture site (the password typed from an account
+// secret) with keep_session, made from the form, signs in on its first run and not on its second (the
+// site counts the sign-in forms posted), reads back over the API with those steps and keep_session, and
+// shows them again when opened for editing.
 
 let stack: TestStack;
 let fixture: FixtureServer;
@@ -105,6 +122,139 @@ describe('The playground step editor', () => {
       expect(await overflows(), `${width} px`).toBe(false);
       const row = await page.$eval('#pg-step-0-row', (el) => el.getBoundingClientRect().right);
       expect(row).toBeLessThanOrEqual(width);
+    }
+  });
+});
+
+describe('The task form: steps and keep_session', () => {
+  const SECRET_NAME = 'shop.password';
+  const PASSWORD = `pw-${Math.random().toString(36).slice(2)}-Zq8`;
+  let site: SignInSite;
+  let taskId: number;
+
+  const ownerCall = (method: string, path: string, json?: unknown) =>
+    stack.call(method, path, { headers: { 'x-access-key': owner.accessKey }, ...(json === undefined ? {} : { json }) });
+  const taskOverApi = async () => (await ownerCall('GET', `/v1/tasks/${taskId}`)).json<TaskResource>();
+  const stepsOf = (task: TaskResource) => JSON.parse(new URLSearchParams(task.query).get('steps') ?? '[]') as unknown;
+  const runsOf = async () => (await ownerCall('GET', `/v1/tasks/${taskId}/runs`)).json<{ runs: TaskRunResource[] }>().runs;
+
+  /** The run now of the task, started from its row's button; answers the finished run. */
+  const runFromTheRow = async (): Promise<TaskRunResource> => {
+    const before = (await runsOf()).length;
+    await page.click(`#tasks-table tr[data-task-id="${taskId}"] button[aria-label^="Run "]`);
+    await until(async () => {
+      const runs = await runsOf();
+      return runs.length > before && runs[0]!.status !== 'running';
+    }, 120_000, 'the run', 500);
+    return (await runsOf())[0]!;
+  };
+
+  beforeAll(async () => {
+    site = await startSignInSite({ user: 'ann', password: PASSWORD, sessionMs: 600_000 });
+    const made = await ownerCall('POST', '/v1/secrets', { name: SECRET_NAME, value: PASSWORD });
+    expect(made.status, made.body.toString()).toBe(201);
+  });
+  afterAll(() => site?.close());
+
+  it('should create a task with sign-in steps and keep_session from the form', async () => {
+    await page.setViewport({ width: 1280, height: 900 });
+    await page.evaluate(() => (location.hash = 'tasks'));
+    await visible('#task-form');
+    await page.type('#task-name', 'Balance behind a sign-in');
+    await page.select('#task-api', 'scrape');
+    await page.type('#task-query', `url=${encodeURIComponent(`${site.origin}/login`)}&format=html`);
+    await page.select('#task-frequency', 'every_month');
+    await page.click('#task-enabled'); // off: runs only when asked for
+    for (const [i, step] of signInSteps(site, 'ann', SECRET_NAME).entries()) {
+      await page.click('#task-step-add');
+      await page.select(`#task-step-${i}-action`, step.action);
+      for (const field of ['url', 'selector', 'text', 'secret'] as const) {
+        const value = (step as Record<string, unknown>)[field];
+        if (typeof value === 'string') await page.type(`#task-step-${i}-${field}`, value);
+      }
+      if ((step as { optional?: boolean }).optional) await page.click(`#task-step-${i}-optional`);
+    }
+    await page.click('#task-keep_session');
+    await page.click('#task-submit');
+    await page.waitForFunction(() => document.querySelector('#tasks-table tr[data-task-id]') || document.getElementById('task-form-error')?.textContent, { timeout: 30_000 });
+    const problems = await page.$$eval('[id^="task-"][id$="-error"]', (els) => els.map((e) => (e.textContent ? `${e.id}: ${e.textContent}` : '')).join(' '));
+    expect(problems.trim()).toBe('');
+    taskId = Number(await page.$eval('#tasks-table tr[data-task-id]', (tr) => tr.getAttribute('data-task-id')));
+    // The form is a new task's again, its steps gone.
+    expect(await page.$$eval('#task-step-list > li', (rows) => rows.length)).toBe(0);
+    expect(await page.$eval('#task-keep_session', (i) => (i as HTMLInputElement).checked)).toBe(false);
+  }, 120_000);
+
+  it('should read back over the API with the steps and keep_session', async () => {
+    const task = await taskOverApi();
+    expect(task).toMatchObject({ name: 'Balance behind a sign-in', api: 'scrape', keep_session: true, enabled: false });
+    expect(stepsOf(task)).toEqual(signInSteps(site, 'ann', SECRET_NAME));
+    expect(new URLSearchParams(task.query).get('url')).toBe(`${site.origin}/login`);
+    expect(task.query).not.toContain(PASSWORD);
+  });
+
+  it('should sign in on its first run (the password typed from the secret) and not on its second (the session kept)', async () => {
+    const before = site.signIns();
+    const first = await runFromTheRow();
+    expect(first, JSON.stringify(first)).toMatchObject({ status: 'succeeded', error: null });
+    expect(site.signIns() - before).toBe(1);
+    expect(site.passwordsReceived().at(-1)).toBe(PASSWORD);
+    const firstPage = await stack.call('GET', new URL(first.file!).pathname);
+    expect(firstPage.body.toString()).toContain('Balance: 100 EUR');
+
+    const second = await runFromTheRow();
+    expect(second, JSON.stringify(second)).toMatchObject({ status: 'succeeded', error: null });
+    expect(site.signIns() - before).toBe(1);
+    const secondPage = await stack.call('GET', new URL(second.file!).pathname);
+    expect(secondPage.body.toString()).toContain('Balance: 100 EUR');
+  }, 300_000);
+
+  it('should show the steps and keep_session when the task is opened for editing, and save a change', async () => {
+    await page.click(`#tasks-table tr[data-task-id="${taskId}"] button[aria-label^="Edit "]`);
+    await page.waitForFunction(() => document.getElementById('task-form-title')?.textContent?.startsWith('Edit'), { timeout: 10_000 });
+    const shown = await page.$$eval('#task-step-list > li', (rows) =>
+      rows.map((row) => {
+        const step: Record<string, unknown> = {};
+        for (const el of row.querySelectorAll<HTMLInputElement | HTMLSelectElement>('select, input')) {
+          const field = el.id.replace(/^task-step-\d+-/, '');
+          if (field === 'optional') {
+            if ((el as HTMLInputElement).checked) step.optional = true;
+          } else if (el.value !== '') step[field] = el.value;
+        }
+        return step;
+      }),
+    );
+    expect(shown).toEqual(signInSteps(site, 'ann', SECRET_NAME));
+    expect(await page.$eval('#task-keep_session', (i) => (i as HTMLInputElement).checked)).toBe(true);
+    expect(await page.$eval('#task-query', (i) => (i as HTMLInputElement).value)).toBe(`url=${encodeURIComponent(`${site.origin}/login`)}&format=html`);
+    expect(await page.$eval('#task-name', (i) => (i as HTMLInputElement).value)).toBe('Balance behind a sign-in');
+    // Nothing of the secret's value reaches the page.
+    expect(await page.content()).not.toContain(PASSWORD);
+
+    // The last step goes (moved up first, then removed), keep_session off: saved over the API.
+    await page.click('#task-step-6-up');
+    await page.click('#task-step-5-remove');
+    await page.click('#task-keep_session');
+    await page.click('#task-submit');
+    await page.waitForFunction(() => document.getElementById('task-form-title')?.textContent === 'New task' || document.getElementById('task-form-error')?.textContent, { timeout: 30_000 });
+    expect(await page.$eval('#task-form-error', (e) => e.textContent)).toBe('');
+    const task = await taskOverApi();
+    expect(task.keep_session).toBe(false);
+    expect(stepsOf(task)).toEqual(signInSteps(site, 'ann', SECRET_NAME).slice(0, 6));
+    expect(task.name).toBe('Balance behind a sign-in');
+  }, 60_000);
+
+  it('should fit a 375 px screen without scrolling sideways while editing the steps, and a 1280 px one', async () => {
+    await page.click(`#tasks-table tr[data-task-id="${taskId}"] button[aria-label^="Edit "]`);
+    await page.waitForSelector('#task-step-0-row', { visible: true, timeout: 10_000 });
+    for (const width of [375, 1280]) {
+      await page.setViewport({ width, height: 812 });
+      await new Promise((r) => setTimeout(r, 200));
+      expect(await overflows(), `${width} px`).toBe(false);
+      for (const id of ['#task-step-1-row', '#task-keep_session', '#task-submit']) {
+        const right = await page.$eval(id, (el) => el.getBoundingClientRect().right);
+        expect(right, `${id} at ${width} px`).toBeLessThanOrEqual(width);
+      }
     }
   });
 });

@@ -1,7 +1,9 @@
 import { api, ApiError } from './api.js';
 import { $, busy, clearProblems, formatTime, h, notice, showProblems } from './dom.js';
 import { session } from './session.js';
-import { bindMonitorFields, monitorFieldOf, monitorOf } from './monitor-form.js';
+import { bindMonitorFields, editedMonitorOf, fillMonitorFields, monitorFieldOf, monitorOf } from './monitor-form.js';
+import { stepEditor, type StepEditor } from './step-editor.js';
+import { splitSteps, withSteps } from './task-query-steps.js';
 import { showChanges } from './task-changes.js';
 import { bindTimeline, showMonitorDetail, type TimelineTask } from './task-timeline.js';
 
@@ -10,12 +12,14 @@ type Task = {
   id: number;
   name: string;
   api: string;
+  query: string;
   frequency: string;
   crontab: string;
   timezone: string;
   enabled: boolean;
   runs: number;
   last_run: number | null;
+  keep_session: boolean;
   monitor?: TimelineTask['monitor'];
 };
 
@@ -24,11 +28,14 @@ type Run = Parameters<typeof showMonitorDetail>[1][number] & { finished: number 
 const FORM = {
   prefix: 'task-',
   errorId: 'task-form-error',
-  fieldOf: (p: string) => (p.startsWith('query.') ? 'query' : (monitorFieldOf(p) ?? p)),
+  fieldOf: (p: string) => (p.startsWith('query.steps') ? 'steps' : p.startsWith('query.') ? 'query' : (monitorFieldOf(p) ?? p)),
 };
 const DRAFT_KEY = 'dashboard.task-draft';
 const FIELDS = ['name', 'api', 'query', 'frequency', 'crontab', 'timezone'] as const;
 let openRunsOf: Task | undefined;
+let steps: StepEditor | undefined;
+/** The task the form edits (none: the form creates one), and whether its monitor fields were touched. */
+let editing: { task: Task; monitorTouched: boolean } | undefined;
 
 const input = (name: string) => $<HTMLInputElement | HTMLSelectElement>(`task-${name}`);
 
@@ -60,12 +67,15 @@ function row(t: Task, refresh: () => Promise<void>): HTMLTableRowElement {
   });
   const changes = h('button', { type: 'button', class: 'small', 'aria-label': `Changes of ${t.name}` }, 'Changes');
   changes.addEventListener('click', () => void showChanges(t).then(() => $('task-changes').focus()).catch(report));
+  const edit = h('button', { type: 'button', class: 'small', 'aria-label': `Edit ${t.name}` }, 'Edit');
+  edit.addEventListener('click', () => editTask(t));
   const remove = h('button', { type: 'button', class: 'small', 'aria-label': `Delete ${t.name}` }, 'Delete');
   remove.addEventListener('click', () => {
     if (!confirm(`Delete the task “${t.name}”? It stops at once.`)) return;
     void busy(remove, async () => {
       await api('DELETE', `/tasks/${t.id}`);
       if (openRunsOf?.id === t.id) $('task-runs').hidden = true;
+      if (editing?.task.id === t.id) endEditing();
       $('task-changes').hidden = true;
       notice(`${t.name} was deleted.`);
       await refresh();
@@ -80,7 +90,7 @@ function row(t: Task, refresh: () => Promise<void>): HTMLTableRowElement {
     h('td', { 'data-label': 'Enabled' }, toggle),
     h('td', { 'data-label': 'Runs', class: 'runs' }, String(t.runs)),
     h('td', { 'data-label': 'Last run' }, formatTime(t.last_run)),
-    h('td', { class: 'row-actions' }, h('div', { class: 'actions' }, history, runNow, ...(t.monitor ? [changes] : []), remove)),
+    h('td', { class: 'row-actions' }, h('div', { class: 'actions' }, history, runNow, edit, ...(t.monitor ? [changes] : []), remove)),
   );
 }
 
@@ -119,6 +129,7 @@ async function showRuns(t: Task, focus = true): Promise<void> {
 }
 
 function saveDraft(): void {
+  if (editing) return; // the draft is a new task's
   const draft = Object.fromEntries(FIELDS.map((f) => [f, input(f).value]));
   sessionStorage.setItem(DRAFT_KEY, JSON.stringify(draft));
 }
@@ -135,7 +146,7 @@ function restoreDraft(): void {
 export function bindTasks(): void {
   const form = $<HTMLFormElement>('task-form');
   const frequency = input('frequency');
-  const syncCrontab = () => ($('task-crontab-field').hidden = frequency.value !== 'custom');
+  steps = stepEditor($('task-steps'), 'task-step');
   restoreDraft();
   syncCrontab();
   const syncMonitor = bindMonitorFields();
@@ -143,29 +154,48 @@ export function bindTasks(): void {
   frequency.addEventListener('change', syncCrontab);
   // What is typed survives a reload or an expired session (nothing secret is in this form).
   form.addEventListener('input', saveDraft);
+  const touchMonitor = () => void (editing && (editing.monitorTouched = true));
+  $('task-monitor-fieldset').addEventListener('input', touchMonitor);
+  $('task-monitor-fieldset').addEventListener('change', touchMonitor);
+  $('task-edit-cancel').addEventListener('click', () => {
+    endEditing();
+    $('task-form-title').focus();
+  });
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    const submit = form.querySelector<HTMLButtonElement>('button[type="submit"]')!;
+    const submit = $<HTMLButtonElement>('task-submit');
     void busy(submit, async () => {
       clearProblems(FORM);
+      const operation = input('api').value;
       const body: Record<string, unknown> = {
         name: input('name').value,
-        api: input('api').value,
-        query: input('query').value,
+        api: operation,
+        query: withSteps(input('query').value, steps!.steps()),
         frequency: frequency.value,
         timezone: input('timezone').value,
         enabled: $<HTMLInputElement>('task-enabled').checked,
+        keep_session: $<HTMLInputElement>('task-keep_session').checked,
       };
+      const edited = editing;
       if (frequency.value === 'custom') body.crontab = input('crontab').value;
-      const monitor = monitorOf(input('api').value);
-      if (monitor) body.monitor = monitor;
+      else if (edited) body.crontab = null;
+      if (!edited) {
+        const monitor = monitorOf(operation);
+        if (monitor) body.monitor = monitor;
+      } else if (edited.monitorTouched) {
+        body.monitor = editedMonitorOf(operation, edited.task.monitor as Record<string, unknown> | null | undefined);
+      }
       try {
-        const task = await api<Task>('POST', '/tasks', body);
-        form.reset();
-        sessionStorage.removeItem(DRAFT_KEY);
-        syncCrontab();
-        syncMonitor();
-        notice(`Task “${task.name}” was created.`);
+        const task = edited ? await api<Task>('PATCH', `/tasks/${edited.task.id}`, body) : await api<Task>('POST', '/tasks', body);
+        if (edited) endEditing();
+        else {
+          form.reset();
+          steps!.set([]);
+          sessionStorage.removeItem(DRAFT_KEY);
+          syncCrontab();
+          syncMonitor();
+        }
+        notice(`Task “${task.name}” was ${edited ? 'saved' : 'created'}.`);
         await showTasks();
       } catch (err) {
         if (err instanceof ApiError && err.code === 'session_expired') return;
@@ -174,6 +204,48 @@ export function bindTasks(): void {
       }
     });
   });
+}
+
+function syncCrontab(): void {
+  $('task-crontab-field').hidden = input('frequency').value !== 'custom';
+}
+
+/** Opens a task in the form: its fields, its steps in the step editor (out of its query), keep_session. */
+function editTask(t: Task): void {
+  clearProblems(FORM);
+  editing = { task: t, monitorTouched: false };
+  const { rest, steps: taskSteps } = splitSteps(t.query);
+  input('name').value = t.name;
+  input('api').value = t.api;
+  input('query').value = rest;
+  input('frequency').value = t.frequency;
+  input('crontab').value = t.frequency === 'custom' ? t.crontab : '';
+  input('timezone').value = t.timezone;
+  $<HTMLInputElement>('task-enabled').checked = t.enabled;
+  $<HTMLInputElement>('task-keep_session').checked = t.keep_session === true;
+  steps!.set(taskSteps);
+  fillMonitorFields(t.monitor as Record<string, unknown> | null | undefined);
+  $('task-monitor-on').dispatchEvent(new Event('change'));
+  syncCrontab();
+  $('task-form-title').textContent = `Edit “${t.name}”`;
+  $('task-submit').textContent = 'Save changes';
+  $('task-edit-cancel').hidden = false;
+  $('task-form').scrollIntoView({ block: 'start' });
+  input('name').focus();
+}
+
+/** Back to a new task's form (the draft kept of one, if any). */
+function endEditing(): void {
+  editing = undefined;
+  $<HTMLFormElement>('task-form').reset();
+  steps?.set([]);
+  clearProblems(FORM);
+  restoreDraft();
+  $('task-monitor-on').dispatchEvent(new Event('change'));
+  syncCrontab();
+  $('task-form-title').textContent = 'New task';
+  $('task-submit').textContent = 'Create task';
+  $('task-edit-cancel').hidden = true;
 }
 
 function report(err: unknown): void {
