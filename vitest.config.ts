@@ -16,6 +16,7 @@ const ALONE = [
   'fair-slots',
   'health',
   'metrics',
+  'monitoring-kill',
   'nats-cluster',
   'overload',
   'screencast',
