@@ -196,7 +196,7 @@ export const SCHEDULER_RUN_PREPARE_CONSUMER = {
   },
 } satisfies ConsumerDefinition;
 
-/** Outcomes of task renders, read by the scheduler to record its task runs. */
+/** Outcomes of task renders, read by the scheduler to record its task runs (and nothing slower: comparisons have their own). */
 export const SCHEDULER_TASK_RUNS_CONSUMER = {
   stream: STREAMS.RENDER_EVENTS.name,
   config: {
@@ -204,6 +204,26 @@ export const SCHEDULER_TASK_RUNS_CONSUMER = {
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
     filter_subject: SUBJECTS.renderEventsOf('task'),
+    ack_wait: nanos(30_000),
+    max_deliver: 20,
+    max_ack_pending: 1_000,
+  },
+} satisfies ConsumerDefinition;
+
+/**
+ * Finished task renders again, for the scheduler's comparisons of monitoring runs (and their confirming
+ * renders), apart from recording outcomes: a comparison's worker-thread time never holds an outcome back,
+ * and it is delivered, retried and given up on by itself. A comparison in progress keeps its message
+ * alive (working()); a scheduler killed while comparing leaves it unacknowledged, and another replica (or
+ * the restarted one) takes it after ack_wait. Shared by every scheduler replica.
+ */
+export const SCHEDULER_RUN_COMPARISONS_CONSUMER = {
+  stream: STREAMS.RENDER_EVENTS.name,
+  config: {
+    durable_name: 'scheduler-run-comparisons',
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    filter_subject: SUBJECTS.renderEvent('task', 'finished', '>'),
     ack_wait: nanos(30_000),
     max_deliver: 20,
     max_ack_pending: 1_000,
@@ -283,5 +303,6 @@ export const CONSUMERS: readonly ConsumerDefinition[] = [
   SCHEDULER_RUN_DISPATCH_CONSUMER,
   SCHEDULER_RUN_PREPARE_CONSUMER,
   SCHEDULER_TASK_RUNS_CONSUMER,
+  SCHEDULER_RUN_COMPARISONS_CONSUMER,
   AUTH_QUOTA_SETTLEMENTS_CONSUMER,
 ];

@@ -22,7 +22,6 @@ import { finishRun } from './application/finish-run.js';
 import { compareRun } from './application/compare-run.js';
 import { compareKeptRuns } from './application/compare-kept-runs.js';
 import { objectStoreResults } from './adapters/object-store-results.js';
-import { monitoredRenderJobs } from './adapters/monitored-render-jobs.js';
 import { eventStoreTaskStreams } from './adapters/event-store-task-streams.js';
 import { eventStoreTaskIds } from './adapters/event-store-task-ids.js';
 import { grpcAuthQuota } from './adapters/grpc-auth-quota.js';
@@ -36,6 +35,7 @@ import { taskViews, type TaskViews } from './projections/task-views/task-views.j
 import { schedulerService } from './entrypoints/grpc/scheduler.service.js';
 import { taskHistoryService } from './entrypoints/grpc/task-history.service.js';
 import { taskRunsConsumer } from './entrypoints/nats/task-runs.consumer.js';
+import { runComparisonsConsumer } from './entrypoints/nats/run-comparisons.consumer.js';
 import { dueRunsTicker } from './entrypoints/cron/due-runs.ticker.js';
 import { schedulerMetrics } from './scheduler-metrics.js';
 
@@ -73,7 +73,7 @@ async function openStore(config: SchedulerConfig): Promise<EventStore> {
 
 /**
  * Composition root of the scheduler: event store → task streams and projection → gRPC SchedulerService,
- * due-run ticker, outbox relay (SCHEDULER stream), run dispatchers and run-outcome consumer.
+ * due-run ticker, outbox relay (SCHEDULER stream), run dispatchers, run-outcome consumer and comparison consumer.
  */
 export async function createApp(config: SchedulerConfig, logger: Logger, o: Partial<SchedulerDeps> = {}): Promise<SchedulerApp> {
   const clock = o.clock ?? { now: () => new Date() };
@@ -88,11 +88,7 @@ export async function createApp(config: SchedulerConfig, logger: Logger, o: Part
   const guard = o.guard ?? netGuardTarget({ allowPrivate: config.allowPrivateTargets });
 
   const streams = eventStoreTaskStreams(store, { snapshotEvery: config.snapshotEvery });
-  // Jobs of monitoring tasks carry the monitor's masking (hide_selectors).
-  const jobs = monitoredRenderJobs(o.jobs ?? natsRenderJobs(js, await openRenderJobPublisher(nats, jobStream)), async (taskId) => {
-    const { state } = await streams.load(taskId);
-    return state.status === 'Active' ? state.definition.monitor : undefined;
-  });
+  const jobs = o.jobs ?? natsRenderJobs(js, await openRenderJobPublisher(nats, jobStream));
   const results = objectStoreResults(await new Objm(nats).open(BUCKETS.renderResults.name), clock);
   const views = taskViews(store, { runHistoryLimit: config.runHistoryLimit });
   // Kept page sessions live at auth-quota (a test's stand-in auth-quota has none).
@@ -105,7 +101,8 @@ export async function createApp(config: SchedulerConfig, logger: Logger, o: Part
   const newId = o.newId ?? randomUUID;
   const newFileName = o.newFileName ?? (() => randomBytes(32).toString('base64url'));
   const flushRelay = () => void relay.flush().catch(() => undefined);
-  // One run-start pipeline, three triggers: the due time (a claimed run's event), ahead (a prepare request) and the owner's run now.
+  // One run-start pipeline, four triggers: the due time (a claimed run's event), ahead (a prepare request),
+  // the owner's run now, and a monitor's confirming render of a suspected change.
   const onDispatched = o.onDispatched ?? schedulerMetrics().dispatched;
   const starter = runStarter({ streams, authQuota, jobs, guard, clock, newId, newFileName, onDispatched });
   const preparation = runPreparation({
@@ -145,16 +142,16 @@ export async function createApp(config: SchedulerConfig, logger: Logger, o: Part
   const compare = compareRun({
     streams,
     results,
-    authQuota,
-    jobs,
     clock,
     comparer,
-    newId,
-    newFileName,
+    confirm: starter.toConfirm,
     onCompared: schedulerMetrics().compared,
     onFailed: (err, at) => logger.warn({ err, ...at }, 'comparing a monitoring run failed'),
   });
-  const outcomes = taskRunsConsumer({ js, finish: finishRun({ streams, clock }), compare, concurrency: config.concurrency, logger });
+  const finish = finishRun({ streams, clock });
+  // Outcomes are recorded on one consumer and compared on another: a comparison never holds an outcome back.
+  const outcomes = taskRunsConsumer({ js, finish, concurrency: config.concurrency, logger });
+  const comparisons = runComparisonsConsumer({ js, finish, compare, concurrency: config.concurrency, logger });
 
   let grpc: GrpcServer | undefined;
   let health: HealthServer | undefined;
@@ -170,6 +167,7 @@ export async function createApp(config: SchedulerConfig, logger: Logger, o: Part
       dispatcher.start();
       if (config.prepareLeadMs > 0) preparer.start();
       outcomes.start();
+      comparisons.start();
       if (config.tickMs > 0) ticker.start();
       grpc = await startGrpcServer(config.grpcAddress, [
         { definition: SchedulerServiceService, implementation: schedulerService({ commands, views, starter, logger }) },
@@ -187,7 +185,7 @@ export async function createApp(config: SchedulerConfig, logger: Logger, o: Part
       health?.setDraining();
       await ticker.stop();
       await grpc?.stop();
-      await Promise.all([dispatcher.stop(), preparer.stop(), outcomes.stop()]);
+      await Promise.all([dispatcher.stop(), preparer.stop(), outcomes.stop(), comparisons.stop()]);
       timer.stop();
       await pool?.close();
       // Runs prepared here and not started go back to the due-time path (of any replica).

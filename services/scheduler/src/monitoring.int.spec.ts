@@ -9,6 +9,8 @@ import { fakeRenders, type FakeRenders } from './testing/fake-renders.js';
 import { streamMessages } from './testing/nats.js';
 import { recordingAuthQuota } from './testing/recording-auth-quota.js';
 import { startSchedulerHarness, type Replica, type SchedulerHarness } from './testing/scheduler-harness.js';
+import { netGuardTarget } from './adapters/net-guard-target.js';
+import type { TargetGuard } from './application/ports.js';
 
 // Change monitoring inside the scheduler, with a real nats-server, object store and SQLite: the test plays
 // the renderer (the page's content is what the test says it is at each run), the scheduler compares each
@@ -27,10 +29,19 @@ let renders: FakeRenders;
 const clock = controlledClock(T0);
 const auth = recordingAuthQuota();
 let minute = 0;
+/**
+ * The SSRF policy of the deployment (private addresses allowed, as the harness's pages are local), which a
+ * test can turn strict, as if the page's address had come to resolve to a private one.
+ */
+const policy = { strict: false };
+const guard: TargetGuard = {
+  check: (url, parameter) => netGuardTarget({ allowPrivate: !policy.strict }).check(url, parameter),
+  checkWebhook: (url, parameter) => netGuardTarget({ allowPrivate: !policy.strict }).checkWebhook(url, parameter),
+};
 
 beforeAll(async () => {
   harness = await startSchedulerHarness();
-  r = await harness.replica({ clock, authQuota: auth.port });
+  r = await harness.replica({ clock, authQuota: auth.port, guard });
   renders = await fakeRenders(harness.nats.nc, () => clock.ms());
 });
 
@@ -40,6 +51,7 @@ afterAll(async () => {
 
 // A task of a failed test must not run on in the next tests' minutes.
 afterEach(async () => {
+  policy.strict = false;
   for (const task of await r.list()) await r.remove(task.id);
 });
 
@@ -181,6 +193,23 @@ describe('Change monitoring in the scheduler', () => {
       expect(kept.status).toBe('changed');
       expect(await announcedChanges(task)).toHaveLength(1);
       await r.remove(task.id);
+    });
+  });
+
+  describe('When the page is no longer allowed by the SSRF policy when a change is to be confirmed', () => {
+    it('should refuse the confirming render like any run start (no job, nothing admitted) and count the change unconfirmed', async () => {
+      const task = await createTextTask('Confirm refused', {});
+      expect((await run(task, pricingPage('$29'))).status).toBe('baseline');
+      await nextMinute();
+      const job = await nextJob(task);
+      const admittedBefore = auth.admitted.length;
+      policy.strict = true;
+      await renders.render(job, pricingPage('$39'), HTML);
+      await until(async () => (await runOf(task, job.run_id!))?.change !== undefined, 10_000, 'the comparison, without a confirming render');
+      expect((await runOf(task, job.run_id!))!.change).toMatchObject({ status: 'changed', summary: expect.stringContaining('$29') });
+      expect(await renders.pending(task.id)).toEqual([]);
+      expect(auth.admitted.length).toBe(admittedBefore);
+      expect(await announcedChanges(task)).toHaveLength(1);
     });
   });
 

@@ -130,4 +130,32 @@ describe('Runs prepared ahead of their due instant', () => {
       expect(runIds).toHaveLength(60);
     });
   });
+
+  describe("When a monitoring task's monitor is changed in the lead time", () => {
+    it('should start the run with the monitor as of its start: the prepared job is not published, the run renders with the new one', async () => {
+      clock.set(at('08:03:10'));
+      const task = await replicas[0]!.create({
+        name: 'monitored',
+        api: 'screenshot',
+        query: 'url=http://127.0.0.1:9/monitored&format=png',
+        frequency: 'every_minute',
+        monitor: { mode: 'visual', ignore_selectors: ['.ad'], ignore_text: [], confirm: false },
+      });
+      await tickAt(at('08:03:45'));
+      await until(async () => (await eventsOf('TaskRunPrepared', task)).length === 1, 30_000, 'the prepared run');
+      const prepared = ((await eventsOf('TaskRunPrepared', task))[0]!.data as { reservationId?: string }).reservationId;
+      expect(prepared).toBeDefined();
+      await replicas[1]!.update({ id: task.id, monitor: { mode: 'visual', ignore_selectors: ['.banner'], ignore_text: [], confirm: false } });
+      await tickAt(at('08:04:00'));
+      // Cancelled at the due instant, then claimed and started by the due-time path (behind the burst above).
+      await until(async () => (await jobsOf(task)).length === 1, 30_000, "the run's job");
+      const [job] = await jobsOf(task);
+      expect(job).toMatchObject({ run_id: `${task.id}-${at('08:04:00') / 1000}` });
+      expect(job!.params!.hide_selectors).toEqual(['.banner']);
+      // The job built ahead (with the old monitor) never went out; its reservation was released.
+      expect(await released()).toContain(prepared);
+      await new Promise((done) => setTimeout(done, 500));
+      expect(await jobsOf(task)).toHaveLength(1);
+    });
+  });
 });

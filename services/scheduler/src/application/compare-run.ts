@@ -1,15 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { RenderFinished } from '@app/proto/render';
-import { planRestrictedFeaturesOf } from '@app/render-params';
 import { DEFAULT_KEEP, exceeds, keepOf, type Monitor, type RunChange } from '../domain/monitor/monitor.js';
 import { decide } from '../domain/task/task.decider.js';
 import { confirmingRunOf } from '../domain/task/task-monitoring.js';
-import type { ActiveTask, ChangeAnnouncement, Frequency } from '../domain/task/task.js';
+import type { ChangeAnnouncement, Frequency } from '../domain/task/task.js';
 import { announcementOf } from './announcement.js';
 import { ComparisonFailed, type CompareJobResult, type ComparisonFailure } from '../comparison/compare-job.js';
-import { RESULT_TTL_MS, renderJob } from './start-run.js';
-import type { AuthQuota, Clock, Comparer, RenderJobs, ResultStore, TaskStreams } from './ports.js';
-import { checkTaskQuery } from './task-query.js';
+import { RESULT_TTL_MS, type RunStarter } from './start-run.js';
+import type { Clock, Comparer, ResultStore, TaskStreams } from './ports.js';
 
 const HOUR_MS = 3_600_000;
 const PERIOD_MS: Record<Frequency, number> = {
@@ -53,13 +51,11 @@ const FAILURE_SUMMARY: Record<ComparisonFailure | 'unsettled', string> = {
 export interface CompareRunDeps {
   streams: TaskStreams;
   results: ResultStore;
-  authQuota: AuthQuota;
-  jobs: RenderJobs;
   clock: Clock;
   /** Where the comparison's CPU work runs (worker threads with a deadline). */
   comparer: Comparer;
-  newId: () => string;
-  newFileName: () => string;
+  /** The confirm trigger of the run-start pipeline (start-run.ts): a suspected change rendered once more. */
+  confirm: RunStarter['toConfirm'];
   /** Told how long each comparison took (metrics). */
   onCompared?: (ms: number, mode: Monitor['mode']) => void;
   /** Told of each comparison attempt that failed (logs). */
@@ -69,8 +65,8 @@ export interface CompareRunDeps {
 /**
  * Compares a monitoring task's finished run with the last successful one and records the outcome as an
  * event of the task (`TaskRunCompared`): the first is the baseline; a suspected change is rendered once
- * more (`TaskRunConfirming`, admitted and charged like any run's render) unless `confirm` is false, and
- * counts only if the confirming render differs too. Redeliveries are harmless: a run is compared once and
+ * more unless `confirm` is false (the run-start pipeline's confirm trigger: checked, admitted and charged
+ * like any run's render, `TaskRunConfirming` its claim), and counts only if the confirming render differs too. Redeliveries are harmless: a run is compared once and
  * the files it writes have names derived from the run's result.
  *
  * The comparison's work runs in `comparer` (worker threads, with a deadline), never on the thread that
@@ -87,30 +83,6 @@ export function compareRun(deps: CompareRunDeps) {
     );
   };
 
-  /** A confirming render of `runId` (its result is compared in turn when it finishes). */
-  const confirm = async (task: ActiveTask, runId: string, score: number): Promise<boolean> => {
-    const { params } = checkTaskQuery(task.definition.api, task.definition.query);
-    if (!params) return false;
-    let reservationId: string | undefined;
-    try {
-      ({ reservationId } = await deps.authQuota.admitRun({ accountId: task.accountId, features: ['tasks', ...planRestrictedFeaturesOf(params)] }));
-    } catch {
-      // No render can be had (quota, plan, outage): the change counts unconfirmed.
-      return false;
-    }
-    const ids = { jobId: deps.newId(), fileName: deps.newFileName(), reservationId };
-    const now = clock.now().getTime();
-    const recorded = await streams.change(task.taskId, (state) =>
-      decide({ type: 'ConfirmRun', data: { runId, jobId: ids.jobId, fileName: ids.fileName, ...(reservationId ? { reservationId } : {}), score }, metadata: { now } }, state),
-    );
-    if (recorded.events.length === 0) {
-      if (reservationId) await deps.jobs.withoutJob({ accountId: task.accountId, reservationId });
-      return true; // confirming already (a redelivery)
-    }
-    await deps.jobs.publish(renderJob(task, runId, ids, params, now));
-    return true;
-  };
-
   return async (finished: RenderFinished, delivery = 1): Promise<'done' | 'retry'> => {
     if (finished.origin !== 'task' || !finished.task_id) return 'done';
     const taskId = Number(finished.task_id);
@@ -123,13 +95,11 @@ export function compareRun(deps: CompareRunDeps) {
     if (!runId) return 'done';
     const pending = state.uncompared?.[runId];
     if (!pending) return 'done';
-    // The run's own render again (a redelivery): its confirming render is on its way. Its job is published
-    // again under the same id (the queue keeps one), in case the first publish was lost.
-    const inFlight = Object.entries(state.confirming ?? {}).find(([, c]) => c.runId === runId);
+    // The run's own render again (a redelivery): its confirming render is on its way. The confirm trigger
+    // publishes its job again under the same id (the queue keeps one), in case the first publish was lost.
+    const inFlight = Object.values(state.confirming ?? {}).some((c) => c.runId === runId);
     if (!confirmingRun && inFlight) {
-      const [jobId, { fileName, reservationId, startedAt }] = inFlight;
-      const { params } = checkTaskQuery(state.definition.api, state.definition.query);
-      if (params && fileName) await deps.jobs.publish(renderJob(state, runId, { jobId, fileName, reservationId }, params, startedAt));
+      await deps.confirm({ task: state, runId, score: 0 });
       return 'done';
     }
 
@@ -191,7 +161,7 @@ export function compareRun(deps: CompareRunDeps) {
       await record(taskId, runId, { status: 'unchanged', score: comparison.score, summary: comparison.summary, before: baseline.file, after, boxes: [] }, announce);
       return 'done';
     }
-    if (monitor.confirm && !confirmingRun && (await confirm(state, runId, comparison.score))) return 'done';
+    if (monitor.confirm && !confirmingRun && (await deps.confirm({ task: state, runId, score: comparison.score }))) return 'done';
     let diff: string | undefined;
     if (comparison.diff) {
       diff = derivedFileName(resultName, 'diff');

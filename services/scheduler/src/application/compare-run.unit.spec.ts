@@ -5,7 +5,6 @@ import type { Monitor } from '../domain/monitor/monitor.js';
 import type { TaskDefinition, TaskEvent } from '../domain/task/task.js';
 import { controlledClock } from '../testing/controlled-clock.js';
 import { memoryTaskStreams } from '../testing/memory-task-streams.js';
-import { recordingAuthQuota } from '../testing/recording-auth-quota.js';
 import { COMPARE_ATTEMPTS, compareRun } from './compare-run.js';
 import type { Comparer, StoredResult } from './ports.js';
 
@@ -61,12 +60,9 @@ function setup(failure: ComparisonFailed | Error) {
   const compare = compareRun({
     streams: streams.port,
     results: { read: async (name) => files.get(name), write: async () => undefined },
-    authQuota: recordingAuthQuota().port,
-    jobs: { publish: async () => undefined, prepare: async () => ({ publish: async () => undefined }), withoutJob: async () => undefined },
     clock: controlledClock(T0 + 130_000),
     comparer,
-    newId: () => 'id',
-    newFileName: () => 'name',
+    confirm: async () => false,
   });
   const compared = () => streams.events(3).filter((e) => e.type === 'TaskRunCompared').slice(1);
   return { compare, jobs, compared, streams };

@@ -1,15 +1,16 @@
+import { isDeepStrictEqual } from 'node:util';
 import pMap from 'p-map';
 import { ack, type Disposition } from '@app/errors';
 import { decide } from '../domain/task/task.decider.js';
-import { runIdOf } from '../domain/task/task.js';
-import type { TaskView, TaskViews } from '../projections/task-views/task-views.js';
+import { runIdOf, type TaskDefinition } from '../domain/task/task.js';
+import type { TaskViews } from '../projections/task-views/task-views.js';
 import type { Clock, PreparedJob, TaskStreams } from './ports.js';
 import type { ClaimedAhead, RunStarter } from './start-run.js';
 
 /** A run ready to start: its job goes out at the due instant unless its task changed meanwhile. */
 interface ReadyRun extends Omit<ClaimedAhead, 'task'> {
   /** What the job was built from: a task that no longer matches it is not run from it. */
-  definition: string;
+  definition: JobDefinition;
 }
 
 /**
@@ -30,7 +31,17 @@ async function publishPrepared(job: PreparedJob): Promise<void> {
   }
 }
 
-const definitionOf = (t: Pick<TaskView, 'api' | 'query' | 'crontab' | 'timezone'>) => `${t.api}\n${t.query}\n${t.crontab}\n${t.timezone}`;
+type JobDefinition = Pick<TaskDefinition, 'api' | 'query' | 'crontab' | 'timezone' | 'monitor' | 'keepSession'>;
+
+/**
+ * The fields of a task's definition its prepared job was built from (the job's parameters, `jobParamsOf`,
+ * and its occurrence), as plain data: a monitor recorded with a field left out and one read with it
+ * undefined are the same monitor.
+ */
+const definitionOf = (t: JobDefinition): JobDefinition =>
+  JSON.parse(
+    JSON.stringify({ api: t.api, query: t.query, crontab: t.crontab, timezone: t.timezone, monitor: t.monitor ?? null, keepSession: t.keepSession ?? false }),
+  ) as JobDefinition;
 
 /**
  * Runs prepared ahead of their due instant, so that the instant itself costs one publish per run.
@@ -40,9 +51,10 @@ const definitionOf = (t: Pick<TaskView, 'api' | 'query' | 'crontab' | 'timezone'
  * its job made ready and held here. A run that cannot be prepared is left to the due-time path.
  *
  * `startDue` (at the due instant) publishes the jobs of the runs due, then records them started. A run
- * whose task was disabled, deleted or changed in the lead time is cancelled instead: its job is never
- * published and its reservation is released, so quota is charged only for renders that start (a changed
- * task's occurrence is claimable again and runs the usual way, with its new definition).
+ * whose task was disabled, deleted or changed in the lead time (its query, schedule, monitor or kept
+ * session: anything its job was built from) is cancelled instead: its job is never published and its
+ * reservation is released, so quota is charged only for renders that start (a changed task's occurrence
+ * is claimable again and runs the usual way, with its definition as of its start).
  */
 export function runPreparation(deps: {
   starter: Pick<RunStarter, 'ahead' | 'giveBack'>;
@@ -86,7 +98,7 @@ export function runPreparation(deps: {
     const cancelled: ReadyRun[] = [];
     for (const r of due) {
       const view = views.byId(r.taskId);
-      (view && view.enabled && definitionOf(view) === r.definition ? starting : cancelled).push(r);
+      (view && view.enabled && isDeepStrictEqual(definitionOf(view), r.definition) ? starting : cancelled).push(r);
     }
     // The jobs first, all of them: recording the starts is not on the way to the renderers.
     const published: ReadyRun[] = [];

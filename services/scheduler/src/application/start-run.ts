@@ -3,10 +3,11 @@ import { checkRenderTargets } from '@app/net-guard';
 import type { RenderJob, RenderParams } from '@app/proto/render';
 import { planRestrictedFeaturesOf, renderBudgetMs } from '@app/render-params';
 import { decide, taskNotFound } from '../domain/task/task.decider.js';
-import { manualRunIdOf, runIdOf, type ActiveTask, type DispatchRun, type PrepareRun, type RunError, type RunNow } from '../domain/task/task.js';
+import { jobParamsOf, type JobTrigger } from '../domain/task/job-params.js';
+import { manualRunIdOf, runIdOf, type ActiveTask, type ConfirmRun, type DispatchRun, type PrepareRun, type RunError, type RunNow } from '../domain/task/task.js';
 import { boundedMemo } from '../bounded-memo.js';
 import type { AuthQuota, Clock, PreparedJob, RenderJobs, TargetGuard, TaskStreams } from './ports.js';
-import { checkTaskQuery } from './task-query.js';
+import { checkTaskQuery, type TaskQueryCheck } from './task-query.js';
 
 /** Before another delivery of a run whose admission failed for a passing reason (without a Retry-After). */
 const RETRY_DELAY_MS = 1_000;
@@ -26,18 +27,7 @@ const runError = (err: unknown): RunError =>
     ? { code: err.code, message: err.message }
     : { code: 'internal_error', message: 'An internal error occurred.' };
 
-/**
- * The render parameters of a task's job. A monitoring task's `webhook_url` announces its changes only
- * (`task.changed`, sent by the scheduler's comparison): its runs' renders carry none, so an unchanged
- * run sends nothing. Any other task's runs each send the render webhook.
- */
-function jobParams(task: ActiveTask, params: RenderParams): RenderParams {
-  if (!task.definition.monitor) return params;
-  const { webhook_url: _announcedOnChange, webhook_signed: _signedLikeIt, ...rest } = params;
-  return rest;
-}
-
-/** The render job of a task's run, stamped `now` (its creation; the deadline counts from it). */
+/** The render job of a task's run with its parameters (`jobParamsOf`), stamped `now` (its creation; the deadline counts from it). */
 export function renderJob(
   task: ActiveTask,
   runId: string,
@@ -49,7 +39,7 @@ export function renderJob(
     job_id: ids.jobId,
     account_id: task.accountId,
     operation: task.definition.api,
-    params: jobParams(task, params),
+    params,
     deadline_unix_ms: now + renderBudgetMs(task.definition.api, params),
     created_unix_ms: now,
     origin: 'task',
@@ -96,10 +86,11 @@ export interface ClaimedAhead {
  * How a task's run starts, whichever its trigger, through the same path as an API call: the query checked
  * with its operation's rules, every address the render loads (`url`, `proxy`) with the SSRF policy, the
  * account admitted by auth-quota (plan, rate limit, one unit of quota reserved), the run's job recorded in
- * its stream (at the version read: one claim per occurrence across replicas), the job built; a reservation
- * that no job will carry is announced so that auth-quota releases it.
+ * its stream (at the version read: one claim per occurrence across replicas), the job built with the
+ * parameters `jobParamsOf` decides from the task as loaded here (its definition as of the run's start); a
+ * reservation that no job will carry is announced so that auth-quota releases it.
  *
- * Three triggers take these steps:
+ * Four triggers take these steps:
  * - `atDueTime` (a claimed run's `scheduler.task.run-started` event): a refusal is a failed run with its
  *   code; the job is published at once. Redelivered messages are harmless: the run's state says what was
  *   done already.
@@ -108,6 +99,8 @@ export interface ClaimedAhead {
  *   made ready for its due instant (see prepare-runs.ts), and `giveBack` undoes the claim.
  * - `onRequest` (the owner's `POST /v1/tasks/{id}/runs`): one run now, outside the schedule; a refusal is
  *   the caller's answer and records nothing; the job is published at once, in the request's trace.
+ * - `toConfirm` (a monitoring run's comparison suspects a change, `confirm` on): the same page rendered once
+ *   more; a refusal means no confirming render, and the change counts unconfirmed.
  */
 export function runStarter(deps: RunDeps) {
   const { streams, authQuota, jobs, guard, clock } = deps;
@@ -115,8 +108,12 @@ export function runStarter(deps: RunDeps) {
   const checkQuery = boundedMemo(checkTaskQuery, (api, query) => `${api} ${query}`);
   const now = () => clock.now().getTime();
 
-  // ---- The steps, shared by every trigger (due time, ahead, run now) ----
-  const query = (task: ActiveTask) => checkQuery(task.definition.api, task.definition.query);
+  // ---- The steps, shared by every trigger (due time, ahead, run now, confirm) ----
+  /** The job's parameters, from the task as loaded (its definition as of this start) and the trigger; or the query's problems. */
+  const paramsOf = (task: ActiveTask, trigger: JobTrigger): TaskQueryCheck => {
+    const checked = checkQuery(task.definition.api, task.definition.query);
+    return checked.params ? { params: jobParamsOf(task, checked.params, { trigger }), problems: [] } : checked;
+  };
   /** `prefix` names a refused parameter as the caller knows it (`query.url` for an API request). */
   const checkTargets = (params: RenderParams, prefix = '') => checkRenderTargets(params, (url, parameter) => guard.check(url, parameter), prefix);
   const admit = async (task: ActiveTask, params: RenderParams) =>
@@ -126,7 +123,7 @@ export function runStarter(deps: RunDeps) {
     if (reservationId) await jobs.withoutJob({ accountId, reservationId }).catch(() => undefined);
   };
   /** Records the run's job; undefined when there was nothing to claim. A reservation not claimed is released. */
-  async function claim(task: ActiveTask, reservationId: string | undefined, command: DispatchRun | PrepareRun | RunNow) {
+  async function claim(task: ActiveTask, reservationId: string | undefined, command: DispatchRun | PrepareRun | RunNow | ConfirmRun) {
     let change;
     try {
       change = await streams.change(task.taskId, (current) => decide(command, current));
@@ -155,7 +152,7 @@ export function runStarter(deps: RunDeps) {
     if (!open) return ack;
     const at = now();
 
-    const checked = query(state);
+    const checked = paramsOf(state, 'schedule');
     if (!checked.params) {
       const problem = checked.problems[0]!;
       await fail(taskId, runId, { code: 'invalid_parameter', message: `${problem.parameter}: ${problem.message}` });
@@ -205,7 +202,7 @@ export function runStarter(deps: RunDeps) {
     const runId = runIdOf(taskId, dueAt);
     const { state } = await streams.load(taskId);
     if (state.status !== 'Active' || !state.enabled || (state.lastDueAt !== null && dueAt <= state.lastDueAt)) return undefined;
-    const { params } = query(state);
+    const { params } = paramsOf(state, 'schedule');
     if (!params) return undefined;
     let reservationId: string | undefined;
     try {
@@ -236,7 +233,7 @@ export function runStarter(deps: RunDeps) {
     const { accountId, taskId } = request;
     const { state } = await streams.load(taskId);
     if (state.status !== 'Active' || state.accountId !== accountId) throw taskNotFound(taskId);
-    const checked = query(state);
+    const checked = paramsOf(state, 'manual');
     if (!checked.params) throw new ValidationError(checked.problems);
     const { params } = checked;
     await checkTargets(params, 'query.');
@@ -257,13 +254,46 @@ export function runStarter(deps: RunDeps) {
     return runId;
   }
 
+  /**
+   * Confirm trigger: a monitoring run's suspected change rendered once more (`TaskRunConfirming` is its
+   * claim), from the task as the comparison loaded it. True when a confirming render is on its way (this
+   * one, or one already out: a redelivery publishes its job again under the same id, in case the first
+   * publish was lost); false when none can be had (a query or target refused, a refusal or an outage of
+   * auth-quota): the change then counts unconfirmed.
+   */
+  async function toConfirm(request: { task: ActiveTask; runId: string; score: number }): Promise<boolean> {
+    const { task, runId, score } = request;
+    const { params } = paramsOf(task, 'confirm');
+    if (!params) return false;
+    const inFlight = Object.entries(task.confirming ?? {}).find(([, c]) => c.runId === runId);
+    if (inFlight) {
+      const [jobId, { fileName, reservationId, startedAt }] = inFlight;
+      if (fileName) await jobs.publish(renderJob(task, runId, { jobId, fileName, reservationId }, params, startedAt));
+      return true;
+    }
+    let reservationId: string | undefined;
+    try {
+      await checkTargets(params);
+      reservationId = await admit(task, params);
+    } catch {
+      return false;
+    }
+    const at = now();
+    const ids = newIds();
+    const claimed = await claim(task, reservationId, { type: 'ConfirmRun', data: { runId, ...ids, ...(reservationId ? { reservationId } : {}), score }, metadata: { now: at } });
+    // Not claimed: confirming already (another delivery), or the run no longer awaits its comparison.
+    if (!claimed) return true;
+    await jobs.publish(renderJob(task, runId, { ...ids, reservationId }, params, at));
+    return true;
+  }
+
   /** A run claimed ahead that will not start from here: cancelled (the due-time path may claim it) and released. */
   async function giveBack(run: Pick<ClaimedAhead, 'taskId' | 'runId' | 'accountId' | 'reservationId'>): Promise<void> {
     await streams.change(run.taskId, (current) => decide({ type: 'CancelPreparedRun', data: { runId: run.runId }, metadata: { now: now() } }, current));
     await release(run.accountId, run.reservationId);
   }
 
-  return { atDueTime, ahead, giveBack, onRequest };
+  return { atDueTime, ahead, giveBack, onRequest, toConfirm };
 }
 
 export type RunStarter = ReturnType<typeof runStarter>;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError, errors } from '@app/errors';
 import type { RenderJob } from '@app/proto/render';
-import type { TaskDefinition, TaskEvent } from '../domain/task/task.js';
+import type { ActiveTask, TaskDefinition, TaskEvent } from '../domain/task/task.js';
 import { controlledClock } from '../testing/controlled-clock.js';
 import { memoryTaskStreams } from '../testing/memory-task-streams.js';
 import { recordingAuthQuota } from '../testing/recording-auth-quota.js';
@@ -34,7 +34,7 @@ function setup(history: TaskEvent[] = [created, started], guard: TargetGuard = {
   const withoutJob: string[] = [];
   const clock = controlledClock(DUE + 300);
   let n = 0;
-  const { atDueTime: dispatch, onRequest } = runStarter({
+  const { atDueTime: dispatch, onRequest, toConfirm } = runStarter({
     streams: streams.port,
     authQuota: auth.port,
     jobs: {
@@ -46,7 +46,7 @@ function setup(history: TaskEvent[] = [created, started], guard: TargetGuard = {
     newId: () => `job-${++n}`,
     newFileName: () => `file-${n}`,
   });
-  return { dispatch, onRequest, streams, auth, published, withoutJob, clock };
+  return { dispatch, onRequest, toConfirm, streams, auth, published, withoutJob, clock };
 }
 
 const types = (events: TaskEvent[]) => events.map((e) => e.type);
@@ -253,6 +253,45 @@ describe('A run asked for now by its owner', () => {
       await expect(onRequest({ accountId: 'acc', taskId: 3 })).rejects.toThrow('no responders');
       expect(streams.events(3).at(-1)).toMatchObject({ type: 'TaskRunFinished', data: { runId: `3-now-${NOW}-job1`, outcome: 'failed' } });
       expect(withoutJob).toEqual(['res-1']);
+    });
+  });
+});
+
+describe('Run start to confirm a suspected change', () => {
+  const monitor = { mode: 'text' as const, threshold: 1, ignoreSelectors: ['.ad'], ignoreText: [], confirm: true };
+  const monitored: TaskEvent = { ...created, data: { ...created.data, definition: { ...definition, monitor } } } as TaskEvent;
+  const finished: TaskEvent[] = [
+    started,
+    { type: 'TaskRunDispatched', data: { taskId: 3, runId: RUN, jobId: 'job-0', fileName: 'file-0', dispatchedAt: DUE + 100 } },
+    { type: 'TaskRunFinished', data: { taskId: 3, runId: RUN, outcome: 'succeeded', file: 'file-0', finishedAt: DUE + 200 } },
+  ];
+  const loaded = async (streams: ReturnType<typeof setup>['streams']) => (await streams.port.load(3)).state as ActiveTask;
+
+  describe('When the comparison asks for a confirming render', () => {
+    it('should admit it, record it as confirming, and publish its job with the parameters of every trigger', async () => {
+      const { toConfirm, streams, auth, published } = setup([monitored, ...finished]);
+      expect(await toConfirm({ task: await loaded(streams), runId: RUN, score: 12 })).toBe(true);
+      expect(auth.admitted).toEqual([{ accountId: 'acc', features: ['tasks'], reservationId: 'res-1' }]);
+      expect(streams.events(3).at(-1)).toMatchObject({ type: 'TaskRunConfirming', data: { runId: RUN, jobId: 'job-1', fileName: 'file-1', reservationId: 'res-1', score: 12 } });
+      expect(published).toHaveLength(1);
+      expect(published[0]).toMatchObject({ job_id: 'job-1', run_id: RUN, reservation_id: 'res-1', params: { url: 'https://example.com/x', hide_selectors: ['.ad'] } });
+    });
+
+    it('should publish the same job again when asked again (a redelivery), admitting nothing more', async () => {
+      const { toConfirm, streams, auth, published } = setup([monitored, ...finished]);
+      await toConfirm({ task: await loaded(streams), runId: RUN, score: 12 });
+      expect(await toConfirm({ task: await loaded(streams), runId: RUN, score: 12 })).toBe(true);
+      expect(auth.admitted).toHaveLength(1);
+      expect(published.map((j) => j.job_id)).toEqual(['job-1', 'job-1']);
+    });
+  });
+
+  describe('When the page is no longer allowed by the SSRF policy', () => {
+    it('should refuse the confirming render before admission: nothing reserved, recorded or published', async () => {
+      const { toConfirm, streams, auth, published } = setup([monitored, ...finished], refusingGuard);
+      expect(await toConfirm({ task: await loaded(streams), runId: RUN, score: 12 })).toBe(false);
+      expect([auth.admitted, published]).toEqual([[], []]);
+      expect(types(streams.events(3)).at(-1)).toBe('TaskRunFinished');
     });
   });
 });

@@ -2,20 +2,13 @@ import { SCHEDULER_TASK_RUNS_CONSUMER, ack, nak, decodeOrLog, pullWorkers, term,
 import type { Logger } from '@app/logging';
 import { RenderFinished } from '@app/proto/render';
 import type { FinishRun } from '../../application/finish-run.js';
-import type { CompareRun } from '../../application/compare-run.js';
-
-/** A comparison that failed is delivered again after this long (it is recorded as failed after a few). */
-const COMPARE_RETRY_MS = 2_000;
-/** Keeps an outcome alive while its comparison waits for, or runs in, a worker thread (ack_wait is 30 s). */
-const HEARTBEAT_MS = 10_000;
 
 /**
- * RenderFinished events of task runs (`render.task.finished.<job>`): each run's outcome is recorded, then a
- * monitoring task's run (or its confirming render) is compared with the last successful one. The
- * comparison runs in worker threads; one that fails comes back COMPARE_RETRY_MS later, a bounded number of
- * times (compare-run records it as failed), and the consumer's max_deliver bounds every other failure.
+ * RenderFinished events of task runs (`render.task.finished.<job>`): each run's outcome is recorded and
+ * acknowledged at once. A monitoring run's comparison is not done here: it has its own consumer
+ * (run-comparisons.consumer.ts), so no comparison holds an outcome back.
  */
-export function taskRunsConsumer(deps: { js: JetStreamClient; finish: FinishRun; compare?: CompareRun; concurrency: number; logger: Logger }) {
+export function taskRunsConsumer(deps: { js: JetStreamClient; finish: FinishRun; concurrency: number; logger: Logger }) {
   const { stream, config } = SCHEDULER_TASK_RUNS_CONSUMER;
   return pullWorkers({
     js: deps.js,
@@ -23,14 +16,12 @@ export function taskRunsConsumer(deps: { js: JetStreamClient; finish: FinishRun;
     durable: config.durable_name,
     concurrency: deps.concurrency,
     logger: deps.logger,
-    heartbeatMs: HEARTBEAT_MS,
     span: () => ({ name: 'record task run outcome' }),
     async handle(msg) {
       const finished = decodeOrLog(msg, RenderFinished.decode, deps.logger, 'render outcome');
       if (!finished) return term;
       // A prepared run's render may finish before its start is recorded: it is recorded a moment later.
       if ((await deps.finish(finished)) === 'not-started') return nak(500);
-      if ((await deps.compare?.(finished, msg.info.deliveryCount)) === 'retry') return nak(COMPARE_RETRY_MS);
       return ack;
     },
   });
