@@ -16,6 +16,7 @@ import { injectStyles, runScripts } from './prepare/inject.js';
 import { DEFAULT_SCROLL_STEP_MS, fullPageScrollBudgetMs, scrollThrough } from './prepare/scroll.js';
 import { waitForSelector } from './prepare/wait-for-selector.js';
 import { runSteps, type StepsEnv } from './steps/run-steps.js';
+import { watchDocumentsAfterSteps, type DocumentsAfterSteps } from './steps/documents-after-steps.js';
 import { renderError } from './render-errors.js';
 import { scrapeContent } from './scrape.js';
 import { screencastProducer, type ScreencastEnv } from './screencast/screencast.js';
@@ -55,10 +56,28 @@ export interface RenderJobEnv {
 /** Without an environment, steps type no secret and every address may be loaded (tests, tools). */
 const NO_STEPS_ENV: StepsEnv = { secrets: new Map(), checkAddress: async () => undefined };
 
-/** After the page loaded: steps, styles, scripts, wait_for_selector, cookie popups, click, hidden elements, scrolling, then `delay`. */
-async function prepare(page: Page, operation: RenderOperation, params: RenderParams, clock: Countdown, env: RenderJobEnv): Promise<void> {
+/**
+ * After the page loaded: steps, styles, scripts, wait_for_selector, cookie popups, click, hidden elements,
+ * scrolling, then `delay`. `afterSteps` gets the watch of the documents loaded once the steps ended.
+ */
+async function prepare(
+  page: Page,
+  operation: RenderOperation,
+  params: RenderParams,
+  clock: Countdown,
+  env: RenderJobEnv,
+  afterSteps: { watch?: DocumentsAfterSteps },
+): Promise<void> {
   // Steps first: what follows applies to the page they end on (a sign-in leads to the page wanted).
-  if (params.steps?.length) await runSteps(page, params.steps, lifecycleEvents(params.wait_until), clock, env.steps ?? NO_STEPS_ENV);
+  if (params.steps?.length) {
+    const { navigatedBy } = await runSteps(page, params.steps, lifecycleEvents(params.wait_until), clock, env.steps ?? NO_STEPS_ENV);
+    if (navigatedBy) afterSteps.watch = watchDocumentsAfterSteps(page, navigatedBy);
+  }
+  const rest = prepareAfterSteps(page, operation, params, clock);
+  await (afterSteps.watch ? afterSteps.watch.bound(rest, clock) : rest);
+}
+
+async function prepareAfterSteps(page: Page, operation: RenderOperation, params: RenderParams, clock: Countdown): Promise<void> {
   await injectStyles(page, params.styles);
   await runScripts(page, params.scripts, lifecycleEvents(params.wait_until), clock);
   await waitForSelector(page, params.wait_for_selector, clock);
@@ -107,6 +126,7 @@ export async function renderJob(
   let production: Production | undefined;
   // Loading may still run after its deadline answered: it must not start anything once the render ended.
   let ended = false;
+  const afterSteps: { watch?: DocumentsAfterSteps } = {};
   try {
     // A page that never gives its thread back leaves in-page calls unanswered: the loading deadline
     // is kept by a timer of its own, not by each call's timeout.
@@ -118,12 +138,13 @@ export async function renderJob(
         if (!ended) production = PRODUCERS[operation](page, params, env);
         const loaded = await navigate(page, params, loading);
         failOnStatus(params, loaded.status);
-        await prepare(page, operation, params, loading, env);
+        await prepare(page, operation, params, loading, env, afterSteps);
         await failOnContent(page, params);
         return loaded;
       })(),
     );
-    const artifact = await production!.produce(clock);
+    const producing = production!.produce(clock);
+    const artifact = await (afterSteps.watch ? afterSteps.watch.bound(producing, clock) : producing);
     const [headers, gpu] = await Promise.all([
       metadataHeaders({ page, params, operation, navigation, artifact }),
       gpuHeader(page, params.gpu_rendering, env.gpu ?? { enabled: false }),
@@ -137,8 +158,10 @@ export async function renderJob(
     }
     return output;
   } catch (err) {
-    throw renderError(err, loading);
+    const error = renderError(err, loading);
+    throw afterSteps.watch ? afterSteps.watch.explain(error) : error;
   } finally {
+    afterSteps.watch?.stop();
     ended = true;
     await production?.abandon();
   }

@@ -43,12 +43,13 @@ export async function runSteps(
   waitUntil: PuppeteerLifeCycleEvent[],
   clock: Countdown,
   env: StepsEnv,
-): Promise<void> {
+): Promise<StepsRun> {
+  let navigatedBy: StepPlace | undefined;
   for (const [index, step] of steps.entries()) {
     const place: StepPlace = { index, step };
     if (clock.remainingMs() <= ANSWER_MARGIN_MS) throw stepTimeout(clock, place, 'its turn');
     const waiting = { for: 'its action to finish' };
-    await boundedBy(clock, place, waiting, runStep(page, place, waitUntil, clock, env, waiting)).catch((err: unknown) => {
+    const navigated = await boundedBy(clock, place, waiting, runStep(page, place, waitUntil, clock, env, waiting)).catch((err: unknown) => {
       if (isAppError(err)) throw err;
       // The page replaced its document under the step (a page that keeps reloading, say).
       if (err instanceof Error && LEFT_PAGE.test(err.message)) {
@@ -58,7 +59,15 @@ export async function runSteps(
       }
       throw new AppError('render_failed', `${describeStep(place)} failed.`, { cause: err, details: [{ parameter: `steps[${index}]`, message: 'the step failed' }] });
     });
+    if (navigated) navigatedBy = place;
   }
+  return navigatedBy ? { navigatedBy } : {};
+}
+
+/** What the steps did that the rest of the render may have to answer for. */
+export interface StepsRun {
+  /** The last step that led the page to another document (a goto, a link clicked, a form sent). */
+  navigatedBy?: StepPlace;
 }
 
 /** The step, or a render_timeout naming it (and what it was waiting for) just before the render's deadline. */
@@ -75,14 +84,15 @@ async function boundedBy<T>(clock: Countdown, place: StepPlace, waiting: { for: 
   }
 }
 
-async function runStep(page: Page, place: StepPlace, waitUntil: PuppeteerLifeCycleEvent[], clock: Countdown, env: StepsEnv, waiting: { for: string }): Promise<void> {
+/** Runs one step; answers whether it led the page to another document. */
+async function runStep(page: Page, place: StepPlace, waitUntil: PuppeteerLifeCycleEvent[], clock: Countdown, env: StepsEnv, waiting: { for: string }): Promise<boolean> {
   const { step, index } = place;
   const at = `steps[${index}]`;
   switch (step.action) {
     case 'wait': {
       waiting.for = `${step.ms ?? 0} ms to pass`;
       await sleep(step.ms ?? 0);
-      return;
+      return false;
     }
     case 'goto': {
       const url = step.url ?? '';
@@ -92,26 +102,24 @@ async function runStep(page: Page, place: StepPlace, waitUntil: PuppeteerLifeCyc
         throw stepNavigationError(err, place, url, clock);
       });
       await checkLanding(page, place, env);
-      return;
+      return true;
     }
     case 'press': {
       waiting.for = 'the page to take the key';
-      await navigatingAction(page, place, waitUntil, clock, env, waiting, () => page.keyboard.press(PRESS_KEYS[step.key ?? ''] ?? (step.key as KeyInput)));
-      return;
+      return navigatingAction(page, place, waitUntil, clock, env, waiting, () => page.keyboard.press(PRESS_KEYS[step.key ?? ''] ?? (step.key as KeyInput)));
     }
     default:
       break;
   }
   const element = await findElement(page, place, clock, waiting);
-  if (!element) return; // optional, absent: skipped
+  if (!element) return false; // optional, absent: skipped
   try {
     switch (step.action) {
       case 'click':
-        await navigatingAction(page, place, waitUntil, clock, env, waiting, () => clickElement(element));
-        return;
+        return await navigatingAction(page, place, waitUntil, clock, env, waiting, () => clickElement(element));
       case 'type':
         await typeInto(page, element, place, env);
-        return;
+        return false;
       case 'select': {
         const chosen = await element.select(step.value ?? '').catch(() => {
           throw new ValidationError([{ parameter: `${at}.selector`, message: `${describeStep(place)}: the element is not a <select>` }]);
@@ -119,24 +127,24 @@ async function runStep(page: Page, place: StepPlace, waitUntil: PuppeteerLifeCyc
         if (chosen.length === 0) {
           throw new ValidationError([{ parameter: `${at}.value`, message: `${describeStep(place)}: no option has the value ${JSON.stringify(step.value)}` }]);
         }
-        return;
+        return false;
       }
       case 'check': {
         const checked = () => element.evaluate((e) => (e as HTMLInputElement).checked === true);
-        if (!(await checked())) await navigatingAction(page, place, waitUntil, clock, env, waiting, () => clickElement(element));
+        const navigated = !(await checked()) && (await navigatingAction(page, place, waitUntil, clock, env, waiting, () => clickElement(element)));
         if (!(await checked().catch(() => true))) {
           throw new ValidationError([{ parameter: `${at}.selector`, message: `${describeStep(place)}: the element is not a checkbox or radio button that could be checked` }]);
         }
-        return;
+        return navigated;
       }
       case 'hover':
         await element.hover();
-        return;
+        return false;
       case 'scroll_to':
         await element.scrollIntoView();
-        return;
+        return false;
       case 'wait_for_selector':
-        return;
+        return false;
       default:
         throw new ValidationError([{ parameter: `${at}.action`, message: `${at}.action ${JSON.stringify(step.action)} is not a step` }]);
     }
@@ -207,7 +215,7 @@ async function typeInto(page: Page, element: ElementHandle, place: StepPlace, en
 /**
  * An action that may navigate the page (a click on a link or a submit button, Enter in a form): when a
  * navigation of the main frame starts soon after it, it is awaited (`wait_until`) and where it landed is
- * checked like `url`.
+ * checked like `url`. Answers whether it navigated.
  */
 async function navigatingAction(
   page: Page,
@@ -217,7 +225,7 @@ async function navigatingAction(
   env: StepsEnv,
   waiting: { for: string },
   act: () => Promise<unknown>,
-): Promise<void> {
+): Promise<boolean> {
   let started!: () => void;
   const navigationStarted = new Promise<true>((resolve) => {
     started = () => resolve(true);
@@ -231,12 +239,13 @@ async function navigatingAction(
   try {
     await act();
     const navigates = await Promise.race([navigationStarted, sleep(NAVIGATION_START_MS).then(() => false)]);
-    if (!navigates) return;
+    if (!navigates) return false;
     waiting.for = 'the page it opened to load';
     await navigation.catch((err: unknown) => {
       throw stepNavigationError(err, place, page.url(), clock);
     });
     await checkLanding(page, place, env);
+    return true;
   } finally {
     page.off('request', onRequest);
   }

@@ -23,6 +23,25 @@ beforeAll(async () => {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
       res.end('<!doctype html><button id="again" onclick="location.reload()">again</button><script>setTimeout(() => location.reload(), 30)</script>');
     },
+    // A button that sends the page into redirects that never end: each document replaces itself before it loads.
+    '/to-chain': (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+      res.end('<!doctype html><button id="go" onclick="location.href = \'/chain?n=0\'">go</button>');
+    },
+    '/chain': (req, res) => {
+      const n = Number(new URL(req.url ?? '/', 'http://fixture').searchParams.get('n') ?? 0);
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+      res.end(`<!doctype html><p>${n}</p><script>location.replace('/chain?n=${n + 1}')</script>`);
+    },
+    // A page that is still once loaded, until its button is clicked: from then on it reloads itself
+    // 20 ms after each load, forever (the click step itself ends: the reload it started loaded).
+    '/reloader': (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+      res.end(
+        '<!doctype html><button id="again" onclick="sessionStorage.setItem(\'loop\', \'1\'); location.reload()">again</button>' +
+          "<script>if (sessionStorage.getItem('loop')) setTimeout(() => location.reload(), 20)</script>",
+      );
+    },
     '/form': (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
       res.end(
@@ -125,13 +144,58 @@ describe('steps', () => {
       expect(Date.now() - started).toBeLessThan(4_000 + 3_000);
     });
 
-    it('should answer 50 waits of 10 s within the timeout, naming the wait that ran out', async () => {
+    it('should answer 50 waits of 10 s within the timeout, naming the wait that ran out, while another render is served', async () => {
       const started = Date.now();
       const steps = Array.from({ length: 50 }, () => ({ action: 'wait', ms: 10_000 }));
-      await expect(r.render('screenshot', { url: `${pages.origin}/form`, timeout: 5, steps })).rejects.toMatchObject({
+      const waiting = expect(r.render('screenshot', { url: `${pages.origin}/form`, timeout: 5, steps })).rejects.toMatchObject({
         code: 'render_timeout',
+        message: expect.stringContaining('steps[0] (wait "10000 ms") was waiting for 10000 ms to pass'),
         details: [{ parameter: 'steps[0]', message: 'timed out waiting for 10000 ms to pass' }],
       });
+      const other = await r.render('scrape', { url: `${pages.origin}/form` });
+      expect(other.body.toString()).toContain('pick');
+      await waiting;
+      expect(Date.now() - started).toBeLessThan(5_000 + 3_000);
+    });
+
+    it('should answer a click that sends the page into redirects without end within the timeout, naming the click, while another render is served', async () => {
+      const started = Date.now();
+      const looping = expect(r.render('screenshot', { url: `${pages.origin}/to-chain`, timeout: 6, steps: [{ action: 'click', selector: '#go' }] })).rejects.toMatchObject({
+        code: 'render_timeout',
+        message: 'The render did not finish within the timeout of 6 seconds: steps[0] (click "#go") was waiting for the page it opened to load.',
+        details: [{ parameter: 'steps[0]' }],
+      });
+      const other = await r.render('scrape', { url: `${pages.origin}/form` });
+      expect(other.body.toString()).toContain('pick');
+      await looping;
+      expect(Date.now() - started).toBeLessThan(6_000 + 3_000);
+      // It did loop: the fixture served the chain many times over.
+      expect(pages.hits('/chain')).toBeGreaterThan(10);
+    });
+
+    it('should answer a click after which the page reloads itself forever within the timeout, naming the click', async () => {
+      const before = pages.hits('/reloader');
+      const started = Date.now();
+      await expect(r.render('screenshot', { url: `${pages.origin}/reloader`, timeout: 6, steps: [{ action: 'click', selector: '#again' }] })).rejects.toMatchObject({
+        code: expect.stringMatching(/^render_(timeout|failed)$/),
+        message: expect.stringMatching(/after steps\[0\] \(click "#again"\) \(\d+ since the steps ended\)/),
+        details: [{ parameter: 'steps[0]' }],
+      });
+      expect(Date.now() - started).toBeLessThan(6_000 + 3_000);
+      expect(pages.hits('/reloader') - before).toBeGreaterThan(3);
+    });
+
+    it('should refuse a type of 1 MB before any render, naming steps[0].text, and type the most allowed (10,000 characters) in full within the timeout', async () => {
+      let refused: unknown;
+      try {
+        r.params('scrape', { url: `${pages.origin}/form`, steps: [{ action: 'type', selector: '#free', text: 'x'.repeat(1_000_000) }] });
+      } catch (err) {
+        refused = err;
+      }
+      expect(refused).toMatchObject({ code: 'invalid_parameter', details: [{ parameter: 'steps[0].text' }] });
+      const started = Date.now();
+      const out = await r.render('scrape', { url: `${pages.origin}/form`, timeout: 5, steps: [{ action: 'type', selector: '#free', text: 'y'.repeat(10_000) }] });
+      expect(out.body.toString()).toContain(`a|false|${'y'.repeat(10_000)}`);
       expect(Date.now() - started).toBeLessThan(5_000 + 3_000);
     });
 
