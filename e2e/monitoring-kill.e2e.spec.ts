@@ -65,6 +65,10 @@ beforeAll(async () => {
         .catch(callback);
     },
   });
+  // A dispatcher killed in the middle of a session resets its connection: the server says so, nothing more.
+  smtp.on('error', (err: Error & { code?: string }) => {
+    if (err.code !== 'ECONNRESET') console.error('[monitoring-kill] SMTP server:', err);
+  });
   await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
   const smtpPort = (smtp.server.address() as AddressInfo).port;
   [stack, receiver] = await Promise.all([
