@@ -26,7 +26,8 @@ beforeAll(async () => {
   });
   servicesTmp = mkdtempSync(join(tmpdir(), 'render-tmp-'));
   // The rate limit is not under test here: the many statuses polled while large renders run stay under it.
-  stack = await startTestStack({ renderers: 1, env: { ALLOW_PRIVATE_TARGETS: '1', TMPDIR: servicesTmp, PLAN_SCALE_RATE_LIMIT: '100000' } });
+  // No SMTP server (SMTP_URL empty even if this shell has one): a monitor's email channel is refused.
+  stack = await startTestStack({ renderers: 1, env: { ALLOW_PRIVATE_TARGETS: '1', TMPDIR: servicesTmp, PLAN_SCALE_RATE_LIMIT: '100000', SMTP_URL: '' } });
 });
 
 afterAll(async () => {
@@ -301,6 +302,30 @@ describe('task names', () => {
   ])('should refuse %s with 400 naming name', async (_label, name) => {
     const res = await post('/v1/tasks', { name, api: 'scrape', query: `url=${encodeURIComponent(doc())}`, frequency: 'every_day' });
     expect(expectErrorShape(res, 400, 'invalid_parameter').details).toEqual([{ parameter: 'name', message: expect.any(String) }]);
+  });
+});
+
+describe('an email notify channel on a server without SMTP_URL', () => {
+  const monitor = (notify: unknown[]) => ({ mode: 'text', notify });
+  const slack = { type: 'slack', url: 'http://127.0.0.1:9/slack' };
+  const email = { type: 'email', to: 'watcher@example.test' };
+
+  it('should refuse the task with 400 naming monitor.notify[i], and create nothing', async () => {
+    const name = 'email without SMTP';
+    const res = await post('/v1/tasks', { name, api: 'scrape', query: `url=${encodeURIComponent(doc())}`, frequency: 'every_day', monitor: monitor([slack, email]) });
+    expect(expectErrorShape(res, 400, 'invalid_parameter').details).toEqual([{ parameter: 'monitor.notify[1]', message: expect.stringContaining('SMTP_URL') }]);
+    const list = (await stack.call('GET', '/v1/tasks', { headers: key() })).json<{ tasks: { name: string }[] }>();
+    expect(list.tasks.map((t) => t.name)).not.toContain(name);
+  });
+
+  it('should refuse it the same way when a PATCH adds it, and keep the task as it was', async () => {
+    const created = await post('/v1/tasks', { name: 'slack only', api: 'scrape', query: `url=${encodeURIComponent(doc())}`, frequency: 'every_day', monitor: monitor([slack]) });
+    expect(created.status).toBe(201);
+    const id = created.json<{ id: number }>().id;
+    const res = await stack.call('PATCH', `/v1/tasks/${id}`, { headers: key(), json: { monitor: monitor([email, slack]) } });
+    expect(expectErrorShape(res, 400, 'invalid_parameter').details).toEqual([{ parameter: 'monitor.notify[0]', message: expect.stringContaining('SMTP_URL') }]);
+    const task = (await stack.call('GET', `/v1/tasks/${id}`, { headers: key() })).json<{ monitor: { notify: unknown[] } }>();
+    expect(task.monitor.notify).toEqual([slack]);
   });
 });
 

@@ -47,7 +47,7 @@ export const TASK_FIELDS = {
               {
                 type: text('monitor.notify[].type', 'slack, discord, teams (incoming webhook url) or email (to).'),
                 url: text('monitor.notify[].url', "The chat service's incoming webhook URL (slack, discord, teams).").optional(),
-                to: text('monitor.notify[].to', 'The email address (email; needs the server to have SMTP configured).').optional(),
+                to: text('monitor.notify[].to', 'The email address (email). A server without SMTP_URL refuses an email channel: 400 naming monitor.notify[i].').optional(),
               },
               { error: 'monitor.notify must hold objects {type, url} or {type: "email", to}' },
             ),
