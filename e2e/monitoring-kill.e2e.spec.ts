@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { simpleParser, type ParsedMail } from 'mailparser';
-import { WEBHOOK_TASK_CHANGES_CONSUMER, SCHEDULER_TASK_RUNS_CONSUMER, connectNats, jetstreamManager, type NatsConnection } from '@app/messaging';
+import {
+  SCHEDULER_RUN_COMPARISONS_CONSUMER,
+  SCHEDULER_TASK_RUNS_CONSUMER,
+  WEBHOOK_TASK_CHANGES_CONSUMER,
+  connectNats,
+  jetstreamManager,
+  type NatsConnection,
+} from '@app/messaging';
 import { startFixtureServer, startTestStack, startWebhookReceiver, until, type FixtureServer, type ReceivedWebhook, type TestStack, type WebhookReceiver } from '@app/testkit';
 import type { RunChangeResource, TaskRunResource } from '@app/task-resources';
 
@@ -153,10 +160,10 @@ const runUntilSettled = async (id: number, runId: string): Promise<Run> => {
   return run!;
 };
 
-/** No message is left to handle or waiting for a redelivery, in the consumers that compare and announce. */
+/** No message is left to handle or waiting for a redelivery, in the consumers that record, compare and announce. */
 const quiet = async () => {
   const jsm = await jetstreamManager(nc);
-  for (const { stream, config } of [SCHEDULER_TASK_RUNS_CONSUMER, WEBHOOK_TASK_CHANGES_CONSUMER]) {
+  for (const { stream, config } of [SCHEDULER_TASK_RUNS_CONSUMER, SCHEDULER_RUN_COMPARISONS_CONSUMER, WEBHOOK_TASK_CHANGES_CONSUMER]) {
     const info = await jsm.consumers.info(stream, config.durable_name);
     if (info.num_pending > 0 || info.num_ack_pending > 0) return false;
   }
