@@ -1,11 +1,12 @@
 // npm run bench: the service against the raw-browser limit on the same machine, in the same run.
 // BENCH_QUICK=1 shortens every scenario; BENCH_SCENARIOS=1,6 runs only those (8: screencast, 9: change monitoring,
-// 10: one NATS server beside a three-node cluster, 11: element capture, wait_for_selector and a 60,000 px full page).
+// 10: one NATS server beside a three-node cluster, 11: element capture, wait_for_selector and a 60,000 px full page,
+// 12: a scrape with 4 browser steps that sign in, beside a plain scrape).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT, ensureSelfSignedCertificate } from '@app/stack';
-import { startFixtureServer, startTestStack, type TestStack } from '@app/testkit';
+import { startFixtureServer, startSignInSite, startTestStack, type TestStack } from '@app/testkit';
 import { HEADLESS_SHELL, startBaselines, type Baselines } from './baselines.js';
 import { serviceClient, type ServiceClient } from './client.js';
 import { BENCH_ROUTES } from './fixture-page.js';
@@ -20,6 +21,7 @@ import { screencastScenario } from './scenarios/screencast.js';
 import { monitoringScenario } from './scenarios/monitoring.js';
 import { natsClusterScenario } from './scenarios/nats-cluster.js';
 import { elementCaptureScenario, tallPageScenario } from './scenarios/element-capture.js';
+import { browserStepsScenario } from './scenarios/browser-steps.js';
 import { round } from './stats.js';
 import { formatTargets, judgeTargets } from './targets.js';
 import { formatTable, type Row } from './report.js';
@@ -274,6 +276,28 @@ async function elementCapture(ctx: Ctx) {
   }
 }
 
+/** (12) A scrape with 4 steps that sign in to a local site (the password from an account secret), beside a plain scrape of its form page. */
+async function browserSteps(ctx: Ctx) {
+  log('browser steps: a scrape with 4 steps that sign in against a plain scrape, interleaved');
+  const password = `bench-${Date.now().toString(36)}`;
+  const site = await startSignInSite({ user: 'ann', password, sessionMs: 3_600_000 });
+  try {
+    const secret = 'bench.password';
+    const made = await ctx.client.call('/v1/secrets', { name: secret, value: password });
+    if (made.status !== 201) throw new Error(`POST /v1/secrets answered ${made.status}${made.error ? `: ${made.error}` : ''}`);
+    const r = await browserStepsScenario({ site, user: 'ann', secret, client: ctx.client, warmup: 3, runs: quick ? 10 : 30, params: LIKE_BASELINE });
+    results.browser_steps = r;
+    rows.push({ scenario: '(12) plain scrape of a sign-in page (same run)', metric: 'p50 ms', ours: round(r.plain.p50) });
+    rows.push({ scenario: '(12) plain scrape of a sign-in page (same run)', metric: 'p99 ms', ours: round(r.plain.p99) });
+    const scenario = '(12) scrape with 4 steps that sign in (type, type a secret, click, wait_for_selector)';
+    rows.push({ scenario, metric: 'p50 ms', ours: round(r.steps.p50) });
+    rows.push({ scenario, metric: 'p99 ms', ours: round(r.steps.p99) });
+    rows.push({ scenario, metric: 'p50 / plain p50', ours: round(r.steps.p50 / r.plain.p50, 2) });
+  } finally {
+    await site.close();
+  }
+}
+
 async function screencast(ctx: Ctx) {
   log('screencast: scroll recordings, then renderer memory over 100 screencasts');
   const renderer = ctx.stack.processes.find((p) => p.name.startsWith('renderer'))!;
@@ -344,7 +368,7 @@ async function monitoring(url: string) {
 const fixture = await startFixtureServer(BENCH_ROUTES);
 const url = `${fixture.origin}/bench`;
 try {
-  if ([1, 2, 3, 4, 5, 7, 8, 11].some(want)) {
+  if ([1, 2, 3, 4, 5, 7, 8, 11, 12].some(want)) {
     log('starting the stack');
     const stack = await startTestStack({
       renderers: 1,
@@ -364,6 +388,7 @@ try {
       if (want(7)) await memory(ctx);
       if (want(8)) await screencast(ctx);
       if (want(11)) await elementCapture(ctx);
+      if (want(12)) await browserSteps(ctx);
     } finally {
       client.close();
       await baselines.close();
