@@ -27,7 +27,7 @@ const ALONE = [
  * The end-to-end files that wait longest on the clock (several minute boundaries), started first so that
  * the two lanes end together. Vitest orders a fresh clone's files by size, with no timings cached.
  */
-const LONGEST = ['monitoring', 'dashboard', 'tasks', 'dashboard-changes'].map((name) => `/e2e/${name}.e2e.spec.ts`);
+const LONGEST = ['dashboard', 'keep-session', 'secrets-steps', 'render-path'].map((name) => `/e2e/${name}.e2e.spec.ts`);
 
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {

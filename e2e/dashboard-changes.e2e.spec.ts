@@ -54,7 +54,7 @@ describe('Dashboard: change monitoring', () => {
     expect(await page.$eval('#task-monitor-fields', (el) => (el as HTMLElement).hidden)).toBe(true);
     await page.type('#task-name', 'Watched page');
     await page.type('#task-query', `url=${encodeURIComponent(`${fixture.origin}/changing`)}&format=png`);
-    await page.select('#task-frequency', 'every_minute');
+    await page.select('#task-frequency', 'every_day'); // its runs are asked for with Run now below
     await page.click('#task-monitor-on');
     await visible('#task-monitor-fields');
     await page.type('#task-monitor-ignore_selectors', '.ad, #clock');
@@ -70,7 +70,14 @@ describe('Dashboard: change monitoring', () => {
   it('should show a change with before, after and the difference side by side, stacked on a phone', async () => {
     const changes = async () =>
       page.evaluate(async (id) => ((await (await fetch(`/dashboard/api/tasks/${id}/changes`)).json()) as { changes: unknown[] }).changes.length, taskId);
-    await until(async () => (await changes()) >= 1 || (await new Promise((r) => setTimeout(r, 2_000)), false), 200_000, 'a change');
+    const compared = async () =>
+      page.evaluate(async (id) => ((await (await fetch(`/dashboard/api/tasks/${id}/runs`)).json()) as { runs: { change: unknown }[] }).runs.filter((r) => r.change).length, taskId);
+    // Two runs asked for with the row's Run now button: a baseline, then a page in another colour.
+    for (const n of [1, 2]) {
+      await page.click(`tr[data-task-id="${taskId}"] button[aria-label$=" now"]`);
+      await until(async () => (await compared()) >= n || (await new Promise((r) => setTimeout(r, 1_000)), false), 90_000, `compared run ${n}`);
+    }
+    await until(async () => (await changes()) >= 1 || (await new Promise((r) => setTimeout(r, 1_000)), false), 30_000, 'a change');
     await page.click(`tr[data-task-id="${taskId}"] button[aria-label^="Changes"]`);
     await visible('#task-changes li.change');
     // The three images are the files of the change, loaded.

@@ -363,7 +363,7 @@ describe('Account dashboard', () => {
       await shoot('tasks-invalid');
     });
 
-    it('should create an every_minute task and show it run, its history growing with results', async () => {
+    it('should create an every_minute task and show it run on its schedule and when asked, its history growing with results', async () => {
       await page.$eval('#task-query', (el) => ((el as HTMLInputElement).value = ''));
       await page.$eval('#task-timezone', (el) => ((el as HTMLInputElement).value = 'Etc/UTC'));
       await page.type('#task-name', 'Dashboard fixture');
@@ -377,6 +377,9 @@ describe('Account dashboard', () => {
       await poll(async () => (await runsOf()).runs >= 1, 80_000, 'the first run');
       await poll(async () => (await historyRows()).some((r) => r.outcome === 'succeeded'), 40_000, 'a succeeded run in the history');
       const first = await historyRows();
+      expect(first.map((r) => r.trigger)).toContain('schedule');
+      // The second run is asked for with the row's Run now button rather than waited for a minute.
+      await page.click(`tr[data-task-id="${taskId}"] button[aria-label$=" now"]`);
       await poll(async () => (await runsOf()).runs >= 2, 80_000, 'the second run');
       await poll(async () => (await historyRows()).filter((r) => r.outcome === 'succeeded').length >= 2, 40_000, 'the history growing');
       const grown = await historyRows();
@@ -398,8 +401,10 @@ describe('Account dashboard', () => {
       expect((await call('GET', `/v1/tasks/${taskId}`, { headers: withKey(owner.accessKey) })).json()).toMatchObject({ enabled: false });
 
       const hits = fixture.hits('/dash-task');
+      const manual = async () => (await historyRows()).filter((r) => r.trigger === 'manual' && r.outcome === 'succeeded').length;
+      const manualBefore = await manual();
       await page.click(`tr[data-task-id="${taskId}"] button[aria-label$=" now"]`);
-      await poll(async () => (await historyRows()).some((r) => r.trigger === 'manual' && r.outcome === 'succeeded'), 40_000, 'the run asked for now, succeeded');
+      await poll(async () => (await manual()) > manualBefore, 40_000, 'the run asked for now, succeeded');
       expect(fixture.hits('/dash-task')).toBeGreaterThan(hits);
 
       page.once('dialog', (d) => void d.accept());
