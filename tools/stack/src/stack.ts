@@ -187,21 +187,24 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       return p;
     };
 
-    // The first replica alone (it creates what the data folder lacks), then the others.
-    await launch('auth-quota');
-    await Promise.all(authQuotaAddresses.slice(1).map((_, i) => launch('auth-quota', replicaEnv('auth-quota', i + 1), i + 1)));
+    // Every service at once: none needs another to start (gRPC clients connect on first call, and each
+    // service declares the bus topology it uses). Only auth-quota's extra replicas wait for the first, which
+    // creates what the data folder lacks.
+    const edgePorts = [port];
+    for (let i = 1; i < (opts.edges ?? 1); i++) edgePorts.push(await freePort());
     const extraSchedulers = Array.from({ length: Math.max(0, (opts.schedulers ?? 1) - 1) }, async (_, i) =>
       launch('scheduler', { SCHEDULER_GRPC_ADDR: `127.0.0.1:${await freePort()}` }, i + 1),
     );
     await Promise.all([
+      launch('auth-quota').then(() =>
+        Promise.all(authQuotaAddresses.slice(1).map((_, i) => launch('auth-quota', replicaEnv('auth-quota', i + 1), i + 1))),
+      ),
       launch('scheduler'),
       ...extraSchedulers,
       launch('webhook-dispatcher'),
       ...Array.from({ length: opts.renderers ?? 1 }, () => launch('renderer')),
+      ...edgePorts.map((p, i) => launch('edge-http', { ...opts.edgeEnv?.[i], PORT: String(p) }, i)),
     ]);
-    const edgePorts = [port];
-    for (let i = 1; i < (opts.edges ?? 1); i++) edgePorts.push(await freePort());
-    await Promise.all(edgePorts.map((p, i) => launch('edge-http', { ...opts.edgeEnv?.[i], PORT: String(p) }, i)));
     const demo = await ensureDemoAccount({ authQuotaAddress, dataDir, fixed: opts.demoKeys });
     // Where the running services are, for tools such as `npm run admin`.
     writeFileSync(join(dataDir, 'stack.json'), JSON.stringify({ authQuotaAddress, natsUrl, edgePorts }, null, 2));
