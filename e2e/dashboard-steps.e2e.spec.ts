@@ -231,10 +231,14 @@ describe('The task form: steps and keep_session', () => {
     // Nothing of the secret's value reaches the page.
     expect(await page.content()).not.toContain(PASSWORD);
 
-    // The last step goes (moved up first, then removed), keep_session off: saved over the API.
+    // The last step goes (moved up first, then removed), keep_session off, watched for changes of the
+    // balance: saved over the API.
+    expect(await page.$eval('#task-monitor-on', (i) => (i as HTMLInputElement).checked)).toBe(false);
     await page.click('#task-step-6-up');
     await page.click('#task-step-5-remove');
     await page.click('#task-keep_session');
+    await page.click('#task-monitor-on');
+    await page.type('#task-monitor-selector', '#balance');
     await page.click('#task-submit');
     await page.waitForFunction(() => document.getElementById('task-form-title')?.textContent === 'New task' || document.getElementById('task-form-error')?.textContent, { timeout: 30_000 });
     expect(await page.$eval('#task-form-error', (e) => e.textContent)).toBe('');
@@ -242,11 +246,15 @@ describe('The task form: steps and keep_session', () => {
     expect(task.keep_session).toBe(false);
     expect(stepsOf(task)).toEqual(signInSteps(site, 'ann', SECRET_NAME).slice(0, 6));
     expect(task.name).toBe('Balance behind a sign-in');
+    expect(task.monitor).toMatchObject({ mode: 'text', selector: '#balance' });
   }, 60_000);
 
   it('should fit a 375 px screen without scrolling sideways while editing the steps, and a 1280 px one', async () => {
     await page.click(`#tasks-table tr[data-task-id="${taskId}"] button[aria-label^="Edit "]`);
     await page.waitForSelector('#task-step-0-row', { visible: true, timeout: 10_000 });
+    // The monitor saved is shown too.
+    expect(await page.$eval('#task-monitor-on', (i) => (i as HTMLInputElement).checked)).toBe(true);
+    expect(await page.$eval('#task-monitor-selector', (i) => (i as HTMLInputElement).value)).toBe('#balance');
     for (const width of [375, 1280]) {
       await page.setViewport({ width, height: 812 });
       await new Promise((r) => setTimeout(r, 200));
