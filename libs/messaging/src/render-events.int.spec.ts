@@ -4,6 +4,7 @@ import { startTestBus, type TestBus } from '@app/testkit';
 import {
   AUTH_QUOTA_SETTLEMENTS_CONSUMER,
   EDGE_RENDER_EVENTS_CONSUMER,
+  SCHEDULER_RUN_COMPARISONS_CONSUMER,
   SCHEDULER_TASK_RUNS_CONSUMER,
   STREAMS,
   SUBJECTS,
@@ -80,12 +81,16 @@ describe('Render events', () => {
       expect(await pending(EDGE_RENDER_EVENTS_CONSUMER)).toBe(1);
       expect(await pending(WEBHOOK_DELIVERIES_CONSUMER)).toBe(1);
       expect(await pending(SCHEDULER_TASK_RUNS_CONSUMER)).toBe(1);
+      expect(await pending(SCHEDULER_RUN_COMPARISONS_CONSUMER)).toBe(1);
       expect(await pending(WEBHOOK_TASK_RUN_DELIVERIES_CONSUMER)).toBe(1);
       expect(await pending(AUTH_QUOTA_SETTLEMENTS_CONSUMER)).toBe(3);
 
       const settled = [await takeOne(AUTH_QUOTA_SETTLEMENTS_CONSUMER), await takeOne(AUTH_QUOTA_SETTLEMENTS_CONSUMER), await takeOne(AUTH_QUOTA_SETTLEMENTS_CONSUMER)];
       expect(settled).toEqual(['render.sync.finished.job-s', 'render.async.finished.job-a', 'render.task.finished.job-t']);
       expect(await takeOne(SCHEDULER_TASK_RUNS_CONSUMER)).toBe('render.task.finished.job-t');
+      // The scheduler's comparisons keep their own place: recording the outcome took nothing from them.
+      expect(await pending(SCHEDULER_RUN_COMPARISONS_CONSUMER)).toBe(1);
+      expect(await takeOne(SCHEDULER_RUN_COMPARISONS_CONSUMER)).toBe('render.task.finished.job-t');
       expect(await takeOne(WEBHOOK_TASK_RUN_DELIVERIES_CONSUMER)).toBe('render.task.finished.job-t');
       expect(await takeOne(EDGE_RENDER_EVENTS_CONSUMER)).toBe('render.async.finished.job-a');
       // One consumer's acknowledgement takes nothing from another's: the dispatcher still gets its event.

@@ -118,6 +118,18 @@ export function runStarter(deps: RunDeps) {
   const checkTargets = (params: RenderParams, prefix = '') => checkRenderTargets(params, (url, parameter) => guard.check(url, parameter), prefix);
   const admit = async (task: ActiveTask, params: RenderParams) =>
     (await authQuota.admitRun({ accountId: task.accountId, features: ['tasks', ...planRestrictedFeaturesOf(params)] })).reservationId;
+  /**
+   * The targets checked, then the account admitted: its reservation, or undefined when either refuses or
+   * cannot answer (for the triggers that then leave the run: ahead, confirm).
+   */
+  const mayStart = async (task: ActiveTask, params: RenderParams): Promise<{ reservationId: string | undefined } | undefined> => {
+    try {
+      await checkTargets(params);
+      return { reservationId: await admit(task, params) };
+    } catch {
+      return undefined;
+    }
+  };
   /** A reservation no job will carry: announced so that auth-quota releases it. */
   const release = async (accountId: string, reservationId: string | undefined) => {
     if (reservationId) await jobs.withoutJob({ accountId, reservationId }).catch(() => undefined);
@@ -204,13 +216,9 @@ export function runStarter(deps: RunDeps) {
     if (state.status !== 'Active' || !state.enabled || (state.lastDueAt !== null && dueAt <= state.lastDueAt)) return undefined;
     const { params } = paramsOf(state, 'schedule');
     if (!params) return undefined;
-    let reservationId: string | undefined;
-    try {
-      await checkTargets(params);
-      reservationId = await admit(state, params);
-    } catch {
-      return undefined;
-    }
+    const admitted = await mayStart(state, params);
+    if (!admitted) return undefined;
+    const { reservationId } = admitted;
     const ids = newIds();
     const claimed = await claim(state, reservationId, { type: 'PrepareRun', data: { runId, dueAt, ...ids, reservationId }, metadata: { now: now() } });
     if (!claimed) return undefined;
@@ -271,13 +279,9 @@ export function runStarter(deps: RunDeps) {
       if (fileName) await jobs.publish(renderJob(task, runId, { jobId, fileName, reservationId }, params, startedAt));
       return true;
     }
-    let reservationId: string | undefined;
-    try {
-      await checkTargets(params);
-      reservationId = await admit(task, params);
-    } catch {
-      return false;
-    }
+    const admitted = await mayStart(task, params);
+    if (!admitted) return false;
+    const { reservationId } = admitted;
     const at = now();
     const ids = newIds();
     const claimed = await claim(task, reservationId, { type: 'ConfirmRun', data: { runId, ...ids, ...(reservationId ? { reservationId } : {}), score }, metadata: { now: at } });

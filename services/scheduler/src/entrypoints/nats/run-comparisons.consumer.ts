@@ -1,8 +1,8 @@
-import { SCHEDULER_RUN_COMPARISONS_CONSUMER, ack, nak, decodeOrLog, pullWorkers, term, type JetStreamClient } from '@app/messaging';
+import { SCHEDULER_RUN_COMPARISONS_CONSUMER, ack, nak, type JetStreamClient } from '@app/messaging';
 import type { Logger } from '@app/logging';
-import { RenderFinished } from '@app/proto/render';
 import type { FinishRun } from '../../application/finish-run.js';
 import type { CompareRun } from '../../application/compare-run.js';
+import { taskRenderOutcomes } from './task-runs.consumer.js';
 
 /** A comparison that failed is delivered again after this long (it is recorded as failed after a few). */
 const COMPARE_RETRY_MS = 2_000;
@@ -12,28 +12,17 @@ const HEARTBEAT_MS = 10_000;
 /**
  * Finished task renders (`render.task.finished.<job>`) once more, on a durable consumer of their own: a
  * monitoring task's run (or its confirming render) is compared with the last successful one. The outcome
- * is recorded first if the outcome consumer has not yet (recording is idempotent), so a comparison never
- * waits on it. The comparison runs in worker threads; one that fails comes back COMPARE_RETRY_MS later, a
- * bounded number of times (compare-run records it as failed), and the consumer's max_deliver bounds every
- * other failure. A scheduler killed mid-comparison leaves the message unacknowledged: it comes back, and
- * the run is compared, and a change announced, once (by run id).
+ * is recorded first if the outcome consumer has not yet, so a comparison never waits on it. The
+ * comparison runs in worker threads; one that fails comes back COMPARE_RETRY_MS later, a bounded number of
+ * times (compare-run records it as failed), and the consumer's max_deliver bounds every other failure. A
+ * scheduler killed mid-comparison leaves the message unacknowledged: it comes back after ack_wait, and the
+ * run is compared, and a change announced, once (a run is compared once, by run id).
  */
-export function runComparisonsConsumer(deps: { js: JetStreamClient; finish: FinishRun; compare: CompareRun; concurrency: number; logger: Logger }) {
-  const { stream, config } = SCHEDULER_RUN_COMPARISONS_CONSUMER;
-  return pullWorkers({
-    js: deps.js,
-    stream,
-    durable: config.durable_name,
-    concurrency: deps.concurrency,
-    logger: deps.logger,
+export const runComparisonsConsumer = (deps: { js: JetStreamClient; finish: FinishRun; compare: CompareRun; concurrency: number; logger: Logger }) =>
+  taskRenderOutcomes({
+    ...deps,
+    consumer: SCHEDULER_RUN_COMPARISONS_CONSUMER,
+    span: 'compare task run',
     heartbeatMs: HEARTBEAT_MS,
-    span: () => ({ name: 'compare task run' }),
-    async handle(msg) {
-      const finished = decodeOrLog(msg, RenderFinished.decode, deps.logger, 'render outcome');
-      if (!finished) return term;
-      if ((await deps.finish(finished)) === 'not-started') return nak(500);
-      if ((await deps.compare(finished, msg.info.deliveryCount)) === 'retry') return nak(COMPARE_RETRY_MS);
-      return ack;
-    },
+    then: async (finished, delivery) => ((await deps.compare(finished, delivery)) === 'retry' ? nak(COMPARE_RETRY_MS) : ack),
   });
-}
