@@ -1,15 +1,17 @@
-// Loaded with `node --import @app/telemetry/register main.js`: registers the ESM instrumentation hook
-// before any application module is imported (without it gRPC spans vanish), then starts the SDK.
+// Loaded with `node --import @app/telemetry/register main.js`: starts the SDK before any application
+// module is imported, then loads the modules its instrumentations patch (`node:http`, `node:https`,
+// `@grpc/grpc-js`) through `require`, where the instrumentations' require hook patches them in place.
+// The application's `import`s of them then get the patched objects (Node keeps one copy of a CommonJS
+// module and of a built-in), so outgoing HTTP and gRPC carry trace context and gRPC calls make spans.
 //
-// The hook wraps only the modules an instrumentation asks for (`createAddHookMessageChannel`): the SDK's
-// instrumentations name them as they are created, and the loader has them before the application's first
-// import. Wrapping every module instead cost each service about a second of CPU at start.
-import { register } from 'node:module';
-import { createAddHookMessageChannel } from 'import-in-the-middle';
-
-const { registerOptions, waitForAllMessagesAcknowledged } = createAddHookMessageChannel();
-register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, registerOptions);
+// No ESM loader hook (import-in-the-middle) is registered: on Node 20 such a hook runs on a thread of its
+// own and every module the service imports makes two round trips to it, a second or more of CPU per
+// service at start, to wrap three modules that are patched here anyway.
+import { createRequire, syncBuiltinESMExports } from 'node:module';
 
 const { startTelemetry } = await import('./sdk.js');
 startTelemetry();
-await waitForAllMessagesAcknowledged();
+const require = createRequire(import.meta.url);
+for (const patched of ['node:http', 'node:https', '@grpc/grpc-js']) require(patched);
+// Named imports of a built-in (`import { request } from 'node:http'`) read these live bindings.
+syncBuiltinESMExports();
