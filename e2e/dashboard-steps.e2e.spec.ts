@@ -265,4 +265,24 @@ describe('The task form: steps and keep_session', () => {
       }
     }
   });
+  it("should keep the monitor's settings the form has no field for when its fields are changed", async () => {
+    const patched = await ownerCall('PATCH', `/v1/tasks/${taskId}`, { monitor: { mode: 'text', selector: '#balance', keywords: ['EUR'], keep: 7 } });
+    expect(patched.status, patched.body.toString()).toBe(200);
+    await page.click('#task-edit-cancel');
+    await page.reload({ waitUntil: 'domcontentloaded' });
+    // Opened afresh: the page knows the task only as the dashboard's API answers it.
+    await visible(`#tasks-table tr[data-task-id="${taskId}"] button[aria-label^="Edit "]`);
+    await page.click(`#tasks-table tr[data-task-id="${taskId}"] button[aria-label^="Edit "]`);
+    await page.waitForFunction(() => document.getElementById('task-form-title')?.textContent?.startsWith('Edit'), { timeout: 10_000 });
+    // The threshold shown is the task's (text mode's default, 1 changed character); it becomes 5.
+    expect(await page.$eval('#task-monitor-threshold', (i) => (i as HTMLInputElement).value)).toBe('1');
+    await page.$eval('#task-monitor-threshold', (i) => ((i as HTMLInputElement).value = ''));
+    await page.type('#task-monitor-threshold', '5');
+    await page.click('#task-submit');
+    await page.waitForFunction(() => document.getElementById('task-form-title')?.textContent === 'New task' || document.getElementById('task-form-error')?.textContent, { timeout: 30_000 });
+    expect(await page.$eval('#task-form-error', (e) => e.textContent)).toBe('');
+    const task = await taskOverApi();
+    expect(task.monitor).toMatchObject({ mode: 'text', selector: '#balance', threshold: 5, keywords: ['EUR'], keep: 7 });
+    expect(stepsOf(task)).toEqual(signInSteps(site, 'ann', SECRET_NAME).slice(0, 6));
+  }, 60_000);
 });
