@@ -32,10 +32,15 @@ let fixture: FixtureServer;
 let receiver: WebhookReceiver;
 let smtp: SMTPServer;
 let nc: NatsConnection;
-/** Every message the SMTP server was given, accepted (in the mailbox) or refused with a 451. */
+/** Every message the SMTP server was given: accepted (in the mailbox), refused with a 451, or cut off unanswered. */
 const mails: Mail[] = [];
 /** The receivers of part (b) refuse (503, SMTP 451) until this is true. */
 let bAccepting = false;
+/** The receivers of part (c) take SLOW_MS to answer while this is true. */
+let cSlow = true;
+const SLOW_MS = 10_000;
+/** SMTP sessions whose connection closed. */
+const closedSessions = new Set<string>();
 /** What each watched page shows now. */
 const pageState = { tall: 'A' as 'A' | 'B', small: 'A' as 'A' | 'B' | '503' };
 
@@ -60,10 +65,22 @@ beforeAll(async () => {
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
+    onClose(session) {
+      closedSessions.add(session.id);
+    },
     onData(stream, session, callback) {
       simpleParser(stream)
         .then((mail) => {
           const to = session.envelope.rcptTo.map((r) => r.address);
+          if (to.some((a) => a.startsWith('c-')) && cSlow) {
+            // Answered later: accepted only if the client is still there to be told.
+            const held: Mail = { to, mail, accepted: false };
+            mails.push(held);
+            return void setTimeout(() => {
+              held.accepted = !closedSessions.has(session.id);
+              callback();
+            }, SLOW_MS);
+          }
           const accepted = bAccepting || !to.some((a) => a.startsWith('b-'));
           mails.push({ to, mail, accepted });
           if (accepted) return callback();
@@ -87,15 +104,18 @@ beforeAll(async () => {
         SMTP_FROM: 'Monitor <monitor@example.test>',
         // Attempts every few seconds, for longer than the test runs: nothing is given up while a receiver refuses.
         WEBHOOK_RETRY_SCHEDULE: ['1s', ...Array<string>(150).fill('3s')].join(','),
-        // A killed dispatcher's claim on an attempt runs out this long (plus the record's 40 s) after it was made.
-        WEBHOOK_TIMEOUT_MS: '5000',
         // A slow machine's tall comparison is never cut short: the kill is what interrupts it.
         SCHEDULER_COMPARE_TIMEOUT_MS: '180000',
       },
     }),
     startWebhookReceiver({
       secret: () => stack.demo.secretKey,
-      answer: (_n, req) => ((req.url ?? '').startsWith('/b/') && !bAccepting ? { status: 503 } : { status: 200 }),
+      answer: (_n, req) => {
+        const path = req.url ?? '';
+        if (path.startsWith('/b/') && !bAccepting) return { status: 503 };
+        if (path.startsWith('/c/') && cSlow) return { status: 200, delayMs: SLOW_MS };
+        return { status: 200 };
+      },
     }),
   ]);
   nc = await connectNats({ servers: stack.natsUrl, name: 'monitoring-kill-test' });
@@ -342,5 +362,58 @@ describe('When the webhook dispatcher is killed with SIGKILL while every announc
     expect(Object.values(countBy(accepted, (m) => m.mail.subject ?? ''))).toEqual([1, 1, 1]);
     const refusedSubjects = new Set(mailsTo('b').filter((m) => !m.accepted).map((m) => m.mail.subject));
     for (const m of accepted) expect(refusedSubjects.has(m.mail.subject)).toBe(true);
+  });
+});
+
+describe('When the webhook dispatcher is killed with SIGKILL while it waits for slow receivers to answer', () => {
+  let taskId: number;
+  const runs: Run[] = [];
+  let killedAt = 0;
+  let changeId = '';
+  const requestsAt = (channel: string) => receiver.received.filter((w) => w.path === `/c/${channel}`);
+
+  beforeAll(async () => {
+    taskId = await createTask('c', `url=${encodeURIComponent(`${fixture.origin}/small`)}&format=png`, 3);
+    for (const state of ['A', 'B'] as const) {
+      pageState.small = state;
+      runs.push(await runUntilSettled(taskId, await startRun(taskId)));
+    }
+    changeId = `change-${runs[1]!.id}`;
+    // Every channel's request received, none answered yet (the receivers take SLOW_MS): then the kill.
+    await until(() => CHANNELS.every((c) => requestsAt(c).length === 1) && mailsTo('c').length === 1, 60_000, 'every channel sent to', 50);
+    const dispatcher = stack.processes.find((p) => p.name === 'webhook-dispatcher')!;
+    await dispatcher.kill();
+    killedAt = Date.now();
+    cSlow = false;
+    await until(() => CHANNELS.every((c) => requestsAt(c).length >= 2) && mailsTo('c').some((m) => m.accepted), 180_000, 'every channel sent to again', 500);
+    await until(quiet, 120_000, 'the comparing and announcing consumers idle', 1_000);
+    // The held answers (SLOW_MS) are over.
+    await new Promise((r) => setTimeout(r, Math.max(0, killedAt + SLOW_MS + 1_000 - Date.now())));
+    console.log(`[monitoring-kill] dispatcher killed with 5 sends in flight; sent again ${Math.min(...CHANNELS.map((c) => requestsAt(c)[1]!.at)) - killedAt} ms after the kill`);
+  }, 900_000);
+
+  it('should have announced the change', () => {
+    expect(runs.map((r) => r.change?.status)).toEqual(['baseline', 'changed']);
+  });
+
+  it('should send each HTTP channel the change again, once, with the same webhook-id and body (what docs/api.md allows: dedupe by webhook-id)', () => {
+    for (const channel of CHANNELS) {
+      const got = requestsAt(channel);
+      expect(got, channel).toHaveLength(2);
+      expect(got[0]!.at, channel).toBeLessThan(killedAt);
+      expect(got[1]!.at, channel).toBeGreaterThan(killedAt);
+      expect(new Set(got.map(webhookIdOf)).size, channel).toBe(1);
+      expect(webhookIdOf(got[0]!).startsWith(changeId), channel).toBe(true);
+      expect(got[1]!.body, channel).toBe(got[0]!.body);
+      if (channel === 'hooks') expect(got.every((w) => w.standardOk && w.plainOk)).toBe(true);
+    }
+  });
+
+  it('should put the email in the mailbox exactly once: the session cut by the kill was never accepted', () => {
+    const got = mailsTo('c');
+    expect(got).toHaveLength(2);
+    expect(got.map((m) => m.accepted)).toEqual([false, true]);
+    expect(got[1]!.mail.subject).toContain('changed');
+    expect(got[1]!.mail.text).toBe(got[0]!.mail.text);
   });
 });
