@@ -4,6 +4,7 @@ import { Kvm } from '@nats-io/kv';
 import { Objm } from '@nats-io/obj';
 import { isNotFound } from './bus-errors.js';
 import { ensureConsumer } from './ensure-consumer.js';
+import { whileBusUnavailable } from './publish-until-stored.js';
 import { retryUntil } from './retry-until.js';
 import { BUCKETS, CONSUMERS, STREAMS, type BucketDefinition } from './topology.js';
 
@@ -22,13 +23,20 @@ export interface TopologyOptions {
  */
 export async function ensureTopology(nc: NatsConnection, opts: TopologyOptions = {}): Promise<void> {
   const replicas = opts.replicas ?? 1;
-  const jsm = await jetstreamManager(nc);
-  for (const definition of Object.values(STREAMS)) await ensureStream(jsm, { ...definition, num_replicas: replicas });
+  const jsm = await throughElections(() => jetstreamManager(nc));
+  for (const definition of Object.values(STREAMS)) await throughElections(() => ensureStream(jsm, { ...definition, num_replicas: replicas }));
   // The replica count stated, not inherited: a consumer made while its stream had one copy would keep
   // one copy (on one server) after the stream was given three, and be lost with that server.
-  for (const consumer of CONSUMERS) await ensureConsumer(jsm, consumer, replicas);
-  for (const bucket of Object.values(BUCKETS)) await ensureBucket(nc, jsm, bucket, replicas);
+  for (const consumer of CONSUMERS) await throughElections(() => ensureConsumer(jsm, consumer, replicas));
+  for (const bucket of Object.values(BUCKETS)) await throughElections(() => ensureBucket(nc, jsm, bucket, replicas));
 }
+
+/**
+ * Each step again while the bus is unavailable for a moment: a service that starts beside a cluster
+ * still electing its leaders (or under load that delays their answers past the request timeout) waits
+ * for it rather than exiting. Every step is create-or-update, safe to repeat.
+ */
+const throughElections = <T>(step: () => Promise<T>): Promise<T> => whileBusUnavailable(step, 30_000);
 
 async function ensureStream(jsm: JetStreamManager, stream: Partial<StreamConfig> & { name: string }): Promise<void> {
   const info = await jsm.streams.info(stream.name).catch((err: unknown) => {
