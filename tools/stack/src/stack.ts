@@ -120,9 +120,11 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
 
   const stopAll = async () => {
     process.removeListener('exit', killAll);
-    for (const name of [...SERVICES].reverse()) {
-      await Promise.all(processes.filter((p) => p.name.startsWith(name)).map((p) => p.stop()));
-    }
+    // The edge first (no new request comes in), then the rest at once (each drains its own work while the
+    // bus is still up), then the bus.
+    const stopping = (front: boolean) => processes.filter((p) => p.name.startsWith('edge-http') === front).map((p) => p.stop());
+    await Promise.all(stopping(true));
+    await Promise.all(stopping(false));
     await Promise.all(natsServers.map((n) => n.stop()));
   };
 
