@@ -147,7 +147,10 @@ describe('Runs prepared ahead of their due instant', () => {
       expect(prepared).toBeDefined();
       await replicas[1]!.update({ id: task.id, monitor: { mode: 'visual', ignore_selectors: ['.banner'], ignore_text: [], confirm: false } });
       await tickAt(at('08:04:00'));
-      // Cancelled at the due instant, then claimed and started by the due-time path (behind the burst above).
+      // Cancelled at the due instant (by the tick, or by the due-instant timer racing it); a tick after the
+      // cancellation (the ticker's next, 250 ms on) claims the occurrence again, and the due-time path starts it.
+      await until(async () => (await eventsOf('TaskRunCancelled', task)).length === 1, 30_000, 'the prepared run cancelled');
+      await tickAt(at('08:04:00.250'));
       await until(async () => (await jobsOf(task)).length === 1, 30_000, "the run's job");
       const [job] = await jobsOf(task);
       expect(job).toMatchObject({ run_id: `${task.id}-${at('08:04:00') / 1000}` });

@@ -222,7 +222,9 @@ export function runStarter(deps: RunDeps) {
     const ids = newIds();
     const claimed = await claim(state, reservationId, { type: 'PrepareRun', data: { runId, dueAt, ...ids, reservationId }, metadata: { now: now() } });
     if (!claimed) return undefined;
-    const task = claimed.after as ActiveTask;
+    // The task the parameters were decided from (a change that came before the claim is seen at the due
+    // instant: the definition no longer matches, and the run is cancelled).
+    const task = state;
     const run = { taskId, runId, dueAt, accountId: state.accountId, ...(reservationId ? { reservationId } : {}) };
     // The job is stamped with its due instant, the moment it will be published; it carries the reservation.
     let job: PreparedJob;
