@@ -24,8 +24,8 @@ const ALONE = [
 ].map((name) => `e2e/${name}.e2e.spec.ts`);
 
 /**
- * The end-to-end files that wait longest on the clock (several minute boundaries), started first so that
- * the two lanes end together. Vitest orders a fresh clone's files by size, with no timings cached.
+ * The end-to-end files that take longest, started first so that
+ * the lanes end together. Vitest orders a fresh clone's files by size, with no timings cached.
  */
 const LONGEST = ['dashboard', 'keep-session', 'secrets-steps', 'render-path'].map((name) => `/e2e/${name}.e2e.spec.ts`);
 
@@ -62,7 +62,8 @@ export default defineConfig({
         },
       },
       {
-        // Two stacks at a time: most of these files wait on the clock (minute boundaries, renders), not the CPU.
+        // Three stacks at a time on two cores: past its start (about 10 s of CPU), a stack mostly waits on
+        // renders and the clock.
         test: {
           name: 'e2e',
           sequence: { groupOrder: 2 },
@@ -70,7 +71,7 @@ export default defineConfig({
           exclude: ['e2e/compose.e2e.spec.ts', ...ALONE],
           testTimeout: 120_000,
           hookTimeout: 180_000,
-          maxWorkers: 2,
+          maxWorkers: 3,
         },
       },
       {
