@@ -215,7 +215,9 @@ export const SCHEDULER_TASK_RUNS_CONSUMER = {
  * renders), apart from recording outcomes: a comparison's worker-thread time never holds an outcome back,
  * and it is delivered, retried and given up on by itself. A comparison in progress keeps its message
  * alive (working()); a scheduler killed while comparing leaves it unacknowledged, and another replica (or
- * the restarted one) takes it after ack_wait. Shared by every scheduler replica.
+ * the restarted one) takes it after ack_wait. Shared by every scheduler replica. It starts at the stream's
+ * beginning when first created, so no comparison pending then is lost: the day of finished task renders the
+ * stream holds is read once (runs compared already are passed over).
  */
 export const SCHEDULER_RUN_COMPARISONS_CONSUMER = {
   stream: STREAMS.RENDER_EVENTS.name,
