@@ -16,7 +16,6 @@ const ALONE = [
   'fair-slots',
   'health',
   'metrics',
-  'monitoring-kill',
   'nats-cluster',
   'overload',
   'screencast',
@@ -27,7 +26,7 @@ const ALONE = [
  * The end-to-end files that take longest, started first so that
  * the lanes end together. Vitest orders a fresh clone's files by size, with no timings cached.
  */
-const LONGEST = ['dashboard', 'keep-session', 'secrets-steps', 'render-path'].map((name) => `/e2e/${name}.e2e.spec.ts`);
+const LONGEST = ['monitoring-kill', 'dashboard', 'keep-session', 'secrets-steps', 'render-path'].map((name) => `/e2e/${name}.e2e.spec.ts`);
 
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
