@@ -13,8 +13,9 @@ import type { SchedulerConfig } from './config.js';
 import type { AuthQuota, Clock, Comparer, PairComparer, RenderJobs, TargetGuard } from './application/ports.js';
 import { taskCommands } from './application/task-commands.js';
 import { dueRunRequests, dueRuns, type TickResult } from './application/request-due-runs.js';
-import { runStarter } from './application/start-run.js';
+import { REPUBLISH_WINDOW_MS, runStarter } from './application/start-run.js';
 import { runPreparation } from './application/prepare-runs.js';
+import { preparedRunRecovery } from './application/recover-prepared-runs.js';
 import { natsRunPrepareRequests } from './adapters/nats-run-prepare-requests.js';
 import { aheadTrigger, dueTimeTrigger, runStartConsumer } from './entrypoints/nats/run-start.consumer.js';
 import { dueInstantTimer } from './entrypoints/cron/due-instant.timer.js';
@@ -117,6 +118,18 @@ export async function createApp(config: SchedulerConfig, logger: Logger, o: Part
   });
   const due = dueRuns({
     preparation,
+    // Runs prepared by a replica that died: started from their job as prepared, or cancelled to run late.
+    recoverAbandoned: preparedRunRecovery({
+      streams,
+      views,
+      jobs,
+      starter,
+      clock,
+      policy: { graceMs: config.preparedRunGraceMs, republishWindowMs: REPUBLISH_WINDOW_MS },
+      concurrency: config.dispatchConcurrency,
+      onRecovered: (run) => logger.warn(run, 'recovered a prepared run its replica abandoned'),
+      onError: (err, taskId) => logger.error({ err, taskId }, 'recovering an abandoned prepared run failed'),
+    }),
     requestDue: dueRunRequests({
       views,
       streams,

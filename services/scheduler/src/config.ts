@@ -34,6 +34,12 @@ const schema = z.object({
    * itself only publishes its job; 0 prepares nothing (every run is claimed and dispatched when due).
    */
   SCHEDULER_PREPARE_LEAD_MS: envInt(40_000, 0, 300_000),
+  /**
+   * How long after its due instant a prepared run not recorded started is taken as abandoned by the replica
+   * that prepared it (killed): any replica's tick then publishes its job again under the same job id (the
+   * render-jobs queue drops a repeat within its 2-minute duplicate window) or cancels it so it runs late.
+   */
+  SCHEDULER_PREPARED_RUN_GRACE_MS: envInt(15_000, 1_000, 45_000),
   /** Worker threads that compare monitoring runs (text extraction, ignore_text, diffs), off the thread that serves requests. */
   SCHEDULER_COMPARE_THREADS: envInt(2, 1, 16),
   /** The SMTP server email notifications go through (the webhook dispatcher sends them); without it, monitor.notify takes no email. */
@@ -64,6 +70,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env) {
     concurrency: c.SCHEDULER_CONCURRENCY,
     dispatchConcurrency: c.SCHEDULER_DISPATCH_CONCURRENCY,
     prepareLeadMs: c.SCHEDULER_PREPARE_LEAD_MS,
+    preparedRunGraceMs: c.SCHEDULER_PREPARED_RUN_GRACE_MS,
     compareThreads: c.SCHEDULER_COMPARE_THREADS,
     emailNotifications: Boolean(c.SMTP_URL),
     compareTimeoutMs: c.SCHEDULER_COMPARE_TIMEOUT_MS,

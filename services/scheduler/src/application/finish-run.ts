@@ -5,22 +5,23 @@ import { announcementOf } from './announcement.js';
 
 /**
  * Records the outcome of a task run's render (its quota reservation is auth-quota's to settle, from the
- * same event). A redelivery is safe: the record is only appended once.
+ * same event). A redelivery is safe: the record is only appended once. The render of a prepared run whose
+ * start is not recorded (its job went out first, and its holder died or has not recorded it yet) records
+ * the run started, then finished: a rendered run is always recorded, as it is charged.
  */
 export function finishRun(deps: { streams: TaskStreams; clock: Clock }) {
   const { streams, clock } = deps;
 
-  /** 'not-started': a prepared run whose start is not recorded yet (its job went out first): try again later. */
-  return async (finished: RenderFinished): Promise<'done' | 'not-started'> => {
-    if (finished.origin !== 'task' || !finished.task_id || !finished.run_id) return 'done';
+  return async (finished: RenderFinished): Promise<void> => {
+    if (finished.origin !== 'task' || !finished.task_id || !finished.run_id) return;
     const taskId = Number(finished.task_id);
-    if (!Number.isSafeInteger(taskId) || taskId < 1) return 'done';
+    if (!Number.isSafeInteger(taskId) || taskId < 1) return;
     const runId = finished.run_id;
     const { state } = await streams.load(taskId);
-    if (state.status === 'Absent') return 'done';
+    if (state.status === 'Absent') return;
     const open = state.openRuns[runId];
-    if (!open && state.status === 'Active' && state.preparedRuns?.[runId]?.jobId === finished.job_id) return 'not-started';
-    if (!open || (open.jobId && open.jobId !== finished.job_id)) return 'done';
+    const prepared = !open && state.status === 'Active' && state.preparedRuns?.[runId]?.jobId === finished.job_id;
+    if (!prepared && (!open || (open.jobId && open.jobId !== finished.job_id))) return;
 
     const succeeded = finished.status === 'succeeded' && finished.result !== undefined;
 
@@ -31,9 +32,10 @@ export function finishRun(deps: { streams: TaskStreams; clock: Clock }) {
         {
           type: 'FinishRun',
           data: succeeded
-            ? { runId, outcome: 'succeeded', file: finished.result!.object_name }
+            ? { runId, jobId: finished.job_id, outcome: 'succeeded', file: finished.result!.object_name }
             : {
                 runId,
+                jobId: finished.job_id,
                 outcome: 'failed',
                 error: { code: finished.error?.code || 'render_failed', message: finished.error?.message || 'The render failed.' },
                 ...(announce ? { announce } : {}),
@@ -43,7 +45,6 @@ export function finishRun(deps: { streams: TaskStreams; clock: Clock }) {
         current,
       ),
     );
-    return 'done';
   };
 }
 

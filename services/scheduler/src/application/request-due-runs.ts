@@ -106,11 +106,13 @@ export type DueRunTick = ReturnType<typeof dueRunRequests>;
 
 /**
  * What the scheduler's timers run. `startDue` (at a prepared run's due instant, and on every tick) starts
- * the prepared runs that are due; `tick` (every tick) does that, then claims the due occurrences and
- * announces the upcoming ones.
+ * the prepared runs that are due; `tick` (every tick) does that, recovers the prepared runs abandoned by
+ * their holder (a replica that died), then claims the due occurrences and announces the upcoming ones.
  */
 export function dueRuns(deps: {
   preparation: Pick<RunPreparation, 'startDue' | 'readyCount' | 'nextDueAt'>;
+  /** Recovers abandoned prepared runs; answers how many (recover-prepared-runs.ts). */
+  recoverAbandoned?: () => Promise<number>;
   requestDue: DueRunTick;
   /** Runs started: their events are to be relayed now. */
   onStarted: () => void;
@@ -127,6 +129,8 @@ export function dueRuns(deps: {
     startDue,
     async tick(): Promise<TickResult> {
       await startDue();
+      // Before the claims: a cancelled run's occurrence is claimed again by this same tick.
+      if (((await deps.recoverAbandoned?.()) ?? 0) > 0) deps.onStarted();
       return deps.requestDue();
     },
   };

@@ -220,10 +220,11 @@ export function runStarter(deps: RunDeps) {
     if (!admitted) return undefined;
     const { reservationId } = admitted;
     const ids = newIds();
-    const claimed = await claim(state, reservationId, { type: 'PrepareRun', data: { runId, dueAt, ...ids, reservationId }, metadata: { now: now() } });
+    const claimed = await claim(state, reservationId, { type: 'PrepareRun', data: { runId, dueAt, ...ids, reservationId, definition: state.definition }, metadata: { now: now() } });
     if (!claimed) return undefined;
-    // The task the parameters were decided from (a change that came before the claim is seen at the due
-    // instant: the definition no longer matches, and the run is cancelled).
+    // The task the parameters were decided from (a change that came before the claim refuses it: the
+    // decider compares the definition; one that comes after it is seen at the due instant, and the run is
+    // cancelled).
     const task = state;
     const run = { taskId, runId, dueAt, accountId: state.accountId, ...(reservationId ? { reservationId } : {}) };
     // The job is stamped with its due instant, the moment it will be published; it carries the reservation.
@@ -293,10 +294,14 @@ export function runStarter(deps: RunDeps) {
     return true;
   }
 
-  /** A run claimed ahead that will not start from here: cancelled (the due-time path may claim it) and released. */
+  /**
+   * A run claimed ahead that will not start from here: cancelled (the due-time path may claim it) and
+   * released. One started meanwhile (recovered by another replica, its job out) keeps its reservation.
+   */
   async function giveBack(run: Pick<ClaimedAhead, 'taskId' | 'runId' | 'accountId' | 'reservationId'>): Promise<void> {
-    await streams.change(run.taskId, (current) => decide({ type: 'CancelPreparedRun', data: { runId: run.runId }, metadata: { now: now() } }, current));
-    await release(run.accountId, run.reservationId);
+    const { after } = await streams.change(run.taskId, (current) => decide({ type: 'CancelPreparedRun', data: { runId: run.runId }, metadata: { now: now() } }, current));
+    const started = after.status !== 'Absent' && after.openRuns[run.runId] !== undefined;
+    if (!started) await release(run.accountId, run.reservationId);
   }
 
   return { atDueTime, ahead, giveBack, onRequest, toConfirm };

@@ -1,7 +1,8 @@
 import { AppError } from '@app/errors';
 import { sameMonitor } from '../monitor/monitor.js';
 import { decideHealth, decideMonitoring, evolveMonitoring } from './task-monitoring.js';
-import type { ActiveTask, OpenRun, PreparedRun, Task, TaskCommand, TaskDefinition, TaskEvent } from './task.js';
+import { changesJob, outdating, sameJobDefinition } from './abandoned-runs.js';
+import type { ActiveTask, OpenRun, PreparedRun, Task, TaskCommand, TaskDefinition, TaskEvent, TaskRunStarted } from './task.js';
 
 /** Unfinished runs older than this are dropped from the state (their render outcome never came back). */
 export const STALE_OPEN_RUN_MS = 24 * 3_600_000;
@@ -17,6 +18,12 @@ export const initialState = (): Task => ({ status: 'Absent' });
 const withoutRun = <R>(runs: Record<string, R>, runId: string): Record<string, R> => {
   const { [runId]: _removed, ...rest } = runs;
   return rest;
+};
+
+/** A prepared run's start: its job is out (published at its due instant, or rendered already). */
+const preparedRunStarted = (state: ActiveTask, runId: string, prepared: PreparedRun, now: number): TaskRunStarted => {
+  const { dueAt, jobId, fileName, reservationId } = prepared;
+  return { type: 'TaskRunStarted', data: { taskId: state.taskId, runId, dueAt, startedAt: now, jobId, fileName, ...(reservationId ? { reservationId } : {}) } };
 };
 
 const withoutStaleRuns = (runs: Record<string, OpenRun>, now: number): Record<string, OpenRun> =>
@@ -51,14 +58,20 @@ export function evolve(state: Task, event: TaskEvent): Task {
           ...state,
           definition: { ...state.definition, ...changes },
           scheduleSince: scheduleChanged ? updatedAt : state.scheduleSince,
+          // Jobs built from the definition before the change no longer stand.
+          preparedRuns: changesJob(changes) ? outdating(state.preparedRuns ?? {}, () => true) : state.preparedRuns,
         },
         event,
       );
     }
     case 'TaskEnabled':
       return state.status === 'Active' ? { ...state, enabled: true, scheduleSince: event.data.enabledAt } : state;
-    case 'TaskDisabled':
-      return state.status === 'Active' ? { ...state, enabled: false } : state;
+    case 'TaskDisabled': {
+      if (state.status !== 'Active') return state;
+      // A run due after this instant was not to start (one due before it may have: its job went out).
+      const { disabledAt } = event.data;
+      return { ...state, enabled: false, preparedRuns: outdating(state.preparedRuns ?? {}, (run) => run.dueAt > disabledAt) };
+    }
     case 'TaskDeleted':
       return state.status === 'Active'
         ? { status: 'Deleted', taskId: state.taskId, accountId: state.accountId, openRuns: state.openRuns }
@@ -184,9 +197,11 @@ export function decide(command: TaskCommand, state: Task): TaskEvent[] {
       ];
     }
     case 'PrepareRun': {
-      const { runId, dueAt, jobId, fileName, reservationId } = command.data;
+      const { runId, dueAt, jobId, fileName, reservationId, definition } = command.data;
       if (state.status !== 'Active' || !state.enabled) return [];
       if (dueAt <= state.scheduleSince || (state.lastDueAt !== null && dueAt <= state.lastDueAt)) return [];
+      // Changed since its job was built: the job is not the task's (the due-time path starts the run).
+      if (definition && !sameJobDefinition(definition, state.definition)) return [];
       return [
         {
           type: 'TaskRunPrepared',
@@ -200,8 +215,7 @@ export function decide(command: TaskCommand, state: Task): TaskEvent[] {
       const { runId } = command.data;
       const prepared = state.preparedRuns?.[runId];
       if (!prepared) return [];
-      const { dueAt, jobId, fileName, reservationId } = prepared;
-      return [{ type: 'TaskRunStarted', data: { taskId: state.taskId, runId, dueAt, startedAt: now, jobId, fileName, ...(reservationId ? { reservationId } : {}) } }];
+      return [preparedRunStarted(state, runId, prepared, now)];
     }
     case 'CancelPreparedRun': {
       if (state.status !== 'Active') return [];
@@ -226,8 +240,15 @@ export function decide(command: TaskCommand, state: Task): TaskEvent[] {
     }
     case 'FinishRun': {
       if (state.status !== 'Active') return [];
-      const { runId, outcome, file, error, announce } = command.data;
-      if (!state.openRuns[runId]) return [];
+      const { runId, outcome, file, error, announce, jobId } = command.data;
+      if (!state.openRuns[runId]) {
+        // A prepared run's job rendered, its start not recorded (its holder died between the two, or is
+        // about to record it): it started, then finished, so every rendered run is recorded.
+        const prepared = state.preparedRuns?.[runId];
+        if (!prepared || jobId === undefined || prepared.jobId !== jobId) return [];
+        const started = preparedRunStarted(state, runId, prepared, now);
+        return [started, ...decide(command, evolve(state, started))];
+      }
       return decideHealth(state, [
         {
           type: 'TaskRunFinished',

@@ -211,9 +211,13 @@ export type RunNow = {
   data: { accountId: string; taskId: number; runId: string; jobId: string; fileName: string; reservationId?: string };
   metadata: CommandMetadata;
 };
+/**
+ * `definition`: the one the run's job was built from; a task changed since (in a field its job is built
+ * from) is not prepared from it.
+ */
 export type PrepareRun = {
   type: 'PrepareRun';
-  data: { runId: string; dueAt: number; jobId: string; fileName: string; reservationId?: string };
+  data: { runId: string; dueAt: number; jobId: string; fileName: string; reservationId?: string; definition?: TaskDefinition };
   metadata: CommandMetadata;
 };
 /** The prepared run's job was published at its due instant: it has started. */
@@ -226,8 +230,11 @@ export type DispatchRun = {
 };
 export type FinishRun = {
   type: 'FinishRun';
-  /** `announce`: where a failing episode this run starts is announced (monitoring tasks). */
-  data: { runId: string; outcome: RunOutcome; file?: string; error?: RunError; announce?: ChangeAnnouncement };
+  /**
+   * `announce`: where a failing episode this run starts is announced (monitoring tasks). `jobId`: the job
+   * whose outcome this is; a prepared run whose job it is started, though its start was never recorded.
+   */
+  data: { runId: string; outcome: RunOutcome; file?: string; error?: RunError; announce?: ChangeAnnouncement; jobId?: string };
   metadata: CommandMetadata;
 };
 
@@ -279,6 +286,11 @@ export interface PreparedRun {
   preparedAt: number;
   /** The last claimed occurrence before this one: claimable again if the run is cancelled. */
   previousDueAt: number | null;
+  /**
+   * Its job no longer stands as it was built: the task changed a field the job is built from, or was
+   * disabled before the due instant. Abandoned by its holder, it is cancelled, never published again.
+   */
+  outdated?: true;
 }
 
 export interface ActiveTask {

@@ -1,4 +1,4 @@
-import { SCHEDULER_TASK_RUNS_CONSUMER, ack, nak, decodeOrLog, pullWorkers, term, type Disposition, type JetStreamClient } from '@app/messaging';
+import { SCHEDULER_TASK_RUNS_CONSUMER, ack, decodeOrLog, pullWorkers, term, type Disposition, type JetStreamClient } from '@app/messaging';
 import type { Logger } from '@app/logging';
 import { RenderFinished } from '@app/proto/render';
 import type { FinishRun } from '../../application/finish-run.js';
@@ -18,8 +18,8 @@ interface TaskRenderOutcomes {
 
 /**
  * A durable consumer of finished task renders: each one's outcome is recorded (idempotent: appended once,
- * whichever consumer gets there first), then `then` decides what is left. A prepared run's render may
- * finish before its start is recorded: it comes back a moment later.
+ * whichever consumer gets there first), then `then` decides what is left. A prepared run's render that
+ * finishes before its start is recorded records it started (finish-run.ts).
  */
 export function taskRenderOutcomes(deps: TaskRenderOutcomes) {
   const { stream, config } = deps.consumer;
@@ -34,7 +34,7 @@ export function taskRenderOutcomes(deps: TaskRenderOutcomes) {
     async handle(msg) {
       const finished = decodeOrLog(msg, RenderFinished.decode, deps.logger, 'render outcome');
       if (!finished) return term;
-      if ((await deps.finish(finished)) === 'not-started') return nak(500);
+      await deps.finish(finished);
       return deps.then ? deps.then(finished, msg.info.deliveryCount) : ack;
     },
   });

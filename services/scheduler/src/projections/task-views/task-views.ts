@@ -20,6 +20,8 @@ export interface TaskViews {
   changes(accountId: string, taskId: number): RunView[] | undefined;
   /** Enabled tasks, for the ticker. */
   schedulable(): TaskView[];
+  /** Runs prepared ahead, due at or before `at`, neither started nor cancelled yet (of any task). */
+  preparedDueBy(at: number): { taskId: number; runId: string }[];
   /** Global position of the last applied event. */
   position(): number;
 }
@@ -35,6 +37,8 @@ export const toVersionedTaskEvent = (e: StoredEvent): VersionedTaskEvent =>
 export function taskViews(store: EventStore, opts: { runHistoryLimit: number }): TaskViews {
   const tasks = new Map<number, TaskView>();
   const histories = new Map<number, RunView[]>();
+  /** Prepared runs not started or cancelled yet, by run id. */
+  const prepared = new Map<string, { taskId: number; runId: string; dueAt: number }>();
   let checkpoint = 0;
   let running: Promise<void> | undefined;
   let queued: Promise<void> | undefined;
@@ -49,6 +53,9 @@ export function taskViews(store: EventStore, opts: { runHistoryLimit: number }):
     const runs = evolveRunHistory(histories.get(taskId) ?? [], event, opts.runHistoryLimit);
     if (view && runs.length > 0) histories.set(taskId, runs);
     else histories.delete(taskId);
+    if (event.type === 'TaskRunPrepared') prepared.set(event.data.runId, { taskId, runId: event.data.runId, dueAt: event.data.dueAt });
+    else if (event.type === 'TaskRunStarted' || event.type === 'TaskRunCancelled') prepared.delete(event.data.runId);
+    else if (event.type === 'TaskDeleted') for (const [runId, p] of prepared) if (p.taskId === taskId) prepared.delete(runId);
   };
 
   const readNewEvents = async () => {
@@ -95,6 +102,7 @@ export function taskViews(store: EventStore, opts: { runHistoryLimit: number }):
     changes: (accountId, taskId) =>
       owned(accountId, taskId) ? [...(histories.get(taskId) ?? [])].reverse().filter((r) => r.change?.status === 'changed') : undefined,
     schedulable: () => [...tasks.values()].filter((t) => t.enabled),
+    preparedDueBy: (at) => [...prepared.values()].filter((p) => p.dueAt <= at).map(({ taskId, runId }) => ({ taskId, runId })),
     position: () => checkpoint,
   };
 }
