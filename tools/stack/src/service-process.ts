@@ -96,15 +96,36 @@ function probeOnce(probe: HealthProbe): Promise<number> {
   });
 }
 
-/** Waits until the service's probe (its /readyz) answers 200, or fails when it exits or `timeoutMs` passes. */
-export async function waitHealthy(service: Pick<ServiceProcess, 'name' | 'exited'>, probe: HealthProbe, timeoutMs = 60_000): Promise<void> {
+/**
+ * Waits until the service's probe (its /readyz) answers 200, or fails when `timeoutMs` passes or the
+ * service exited more than `toleratedExits` times. A supervised service is restarted after an exit (its
+ * `exited` is then the new process's), so a start that failed for a passing reason (a port another
+ * process was probing at that instant, a bus electing its leader) is waited through.
+ */
+export async function waitHealthy(
+  service: Pick<ServiceProcess, 'name' | 'exited'>,
+  probe: HealthProbe,
+  timeoutMs = 60_000,
+  toleratedExits = 0,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
+  const followed = new Set<Promise<number | null>>();
+  let exits = 0;
   let exitCode: number | null | undefined;
-  void service.exited.then((code) => {
-    exitCode = code;
-  });
+  const follow = () => {
+    const exited = service.exited;
+    if (followed.has(exited)) return;
+    followed.add(exited);
+    void exited.then((code) => {
+      exits++;
+      exitCode = code;
+    });
+  };
   while (Date.now() < deadline) {
-    if (exitCode !== undefined) throw new Error(`${service.name} exited with code ${exitCode} before it was healthy`);
+    follow();
+    if (exits > toleratedExits) {
+      throw new Error(`${service.name} exited with code ${exitCode} before it was healthy${exits > 1 ? ` (${exits} times)` : ''}`);
+    }
     if ((await probeOnce(probe)) === 200) return;
     await new Promise((r) => setTimeout(r, 100));
   }

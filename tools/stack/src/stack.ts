@@ -177,7 +177,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       });
       processes.push(p);
       opsUrls[name] = `http://127.0.0.1:${healthPort}`;
-      await waitHealthy(p, { url: `${opsUrls[name]}/readyz` });
+      // Restarted by its supervisor up to twice (a passing failure); a third exit is a start that fails.
+      await waitHealthy(p, { url: `${opsUrls[name]}/readyz` }, 60_000, 2);
       return p;
     };
     const relaunch = async (service: string, replica = 0) => {
