@@ -14,6 +14,14 @@ const defaultWorkerFile = (): string =>
 
 const NICE_INCREMENT = 10;
 
+/**
+ * The threads' Node options: the process's, without `require()` of ES modules, so that piscina, which
+ * tries `require` before `import()`, loads the worker's entry asynchronously. On Node 20 a thread
+ * stopped at its deadline while `require()` was instantiating an ES module graph aborted the whole process
+ * ("v8::Module::IsGraphAsync must be used on an instantiated module"); `import()` is stopped cleanly.
+ */
+const THREAD_EXEC_ARGV = [...process.execArgv, '--no-experimental-require-module'];
+
 export interface WorkerComparerOptions {
   threads: number;
   /** How long a job may run in its thread; then the thread is stopped and a new one started. */
@@ -37,6 +45,7 @@ export function workerComparer(opts: WorkerComparerOptions): Comparer & PairComp
     // Lower CPU priority (Linux: per thread) than the thread that serves requests: on a busy machine the
     // requests of every account go first, a comparison takes the time that is left.
     niceIncrement: NICE_INCREMENT,
+    execArgv: THREAD_EXEC_ARGV,
     resourceLimits: { maxOldGenerationSizeMb: opts.maxHeapMb ?? 1_024 },
   });
   let running = 0;
