@@ -353,7 +353,7 @@ async function monitoring(url: string) {
     rows.push({ scenario: burst, metric: 'p50 ms', ours: round(r.dueToComparedP50Ms) });
     rows.push({ scenario: burst, metric: 'p99 ms', ours: round(r.dueToComparedP99Ms) });
     rows.push({ scenario: burst, metric: 'compared in the minute', ours: r.comparedInMinute });
-    const cost = `(9) one comparison at 1280×1080, in the scheduler (task-runs consumer): result in → change recorded`;
+    const cost = `(9) one comparison at 1280×1080, in the scheduler (comparisons consumer): result in → change recorded`;
     rows.push({ scenario: cost, metric: 'p50 ms', ours: round(r.costP50Ms) });
     rows.push({ scenario: cost, metric: 'p99 ms', ours: round(r.costP99Ms) });
     const hook = '(9) change recorded → task.changed webhook received';
