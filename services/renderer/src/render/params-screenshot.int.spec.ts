@@ -18,10 +18,12 @@ beforeAll(async () => {
     '/tall': page('<div style="height:2500px;background:#0a0"></div>'),
     '/banner': page('<p>content</p><div id="banner" style="position:fixed;inset:0;background:#f00"></div>', 'html,body{background:#fff}'),
     '/click': page('<button id="go" onclick="document.body.style.background=\'#0f0\'">go</button>', 'html,body{background:#fff;height:100%}'),
+    // Content loaded when the reader scrolls near it (a scroll listener, as infinite feeds do): a full page
+    // capture, which makes the viewport the page's height without scrolling, does not load it.
     '/lazy': page(
       `<div style="height:2600px"></div><div id="lazy" style="height:300px;background:#fff"></div>
-       <script>new IntersectionObserver((entries) => entries.forEach((e) => { if (e.isIntersecting) setTimeout(() => {
-         document.getElementById('lazy').style.background = '#0f0'; fetch('/lazy-hit'); }, 400); })).observe(document.getElementById('lazy'));</script>`,
+       <script>let loading = false; addEventListener('scroll', () => { if (loading || scrollY + innerHeight < 2600) return; loading = true;
+         setTimeout(() => { document.getElementById('lazy').style.background = '#0f0'; fetch('/lazy-hit'); }, 400); });</script>`,
     ),
     '/lazy-hit': (_req, res) => res.end('ok'),
     '/media': page(
