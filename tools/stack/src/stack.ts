@@ -198,7 +198,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     const extraSchedulers = Array.from({ length: Math.max(0, (opts.schedulers ?? 1) - 1) }, async (_, i) =>
       launch('scheduler', { SCHEDULER_GRPC_ADDR: `127.0.0.1:${await freePort()}` }, i + 1),
     );
-    await Promise.all([
+    // Settled, all of them, before a failure is thrown: stopping then finds every process that was started.
+    const launched = await Promise.allSettled([
       launch('auth-quota').then(() =>
         Promise.all(authQuotaAddresses.slice(1).map((_, i) => launch('auth-quota', replicaEnv('auth-quota', i + 1), i + 1))),
       ),
@@ -208,6 +209,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       ...Array.from({ length: opts.renderers ?? 1 }, () => launch('renderer')),
       ...edgePorts.map((p, i) => launch('edge-http', { ...opts.edgeEnv?.[i], PORT: String(p) }, i)),
     ]);
+    const failed = launched.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
     const demo = await ensureDemoAccount({ authQuotaAddress, dataDir, fixed: opts.demoKeys });
     // Where the running services are, for tools such as `npm run admin`.
     writeFileSync(join(dataDir, 'stack.json'), JSON.stringify({ authQuotaAddress, natsUrl, edgePorts }, null, 2));
