@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { abandonedRuns } from './abandoned-runs.js';
 import { decide, evolve, initialState } from './task.decider.js';
 import type { TaskCommand, TaskDefinition, TaskEvent } from './task.js';
+import { EVERY_MINUTE_TASK } from '../../testing/task-definitions.js';
 
 // A run prepared ahead whose holder died (SIGKILL before its due instant, or between publishing its job and
 // recording its start): its due instant passed by the grace period and it is still only prepared.
@@ -9,14 +10,7 @@ import type { TaskCommand, TaskDefinition, TaskEvent } from './task.js';
 const dueAt = Date.parse('2026-05-01T10:01:00Z');
 const runId = `7-${dueAt / 1000}`;
 const policy = { graceMs: 15_000, republishWindowMs: 60_000 };
-const definition: TaskDefinition = {
-  name: 'Home page',
-  api: 'screenshot',
-  query: 'url=https://example.com',
-  frequency: 'every_minute',
-  crontab: '* * * * *',
-  timezone: 'Etc/UTC',
-};
+const definition: TaskDefinition = EVERY_MINUTE_TASK;
 const created: TaskEvent = { type: 'TaskCreated', data: { taskId: 7, accountId: 'acc_a', definition, enabled: true, createdAt: dueAt - 120_000 } };
 const earlier: TaskEvent = { type: 'TaskRunStarted', data: { taskId: 7, runId: `7-${(dueAt - 60_000) / 1000}`, dueAt: dueAt - 60_000, startedAt: dueAt - 60_000 } };
 const prepared: TaskEvent = {

@@ -2,17 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { isAppError } from '@app/errors';
 import { decide, evolve, initialState, STALE_OPEN_RUN_MS } from './task.decider.js';
 import type { TaskCommand, TaskDefinition, TaskEvent } from './task.js';
+import { EVERY_MINUTE_TASK } from '../../testing/task-definitions.js';
 
 const T0 = Date.parse('2026-05-01T10:00:30Z');
 const MINUTE = 60_000;
-const definition: TaskDefinition = {
-  name: 'Home page',
-  api: 'screenshot',
-  query: 'url=https://example.com',
-  frequency: 'every_minute',
-  crontab: '* * * * *',
-  timezone: 'Etc/UTC',
-};
+const definition: TaskDefinition = EVERY_MINUTE_TASK;
 const created: TaskEvent = { type: 'TaskCreated', data: { taskId: 7, accountId: 'acc_a', definition, enabled: true, createdAt: T0 } };
 const started = (dueAt: number, runId = `7-${dueAt / 1000}`): TaskEvent => ({
   type: 'TaskRunStarted',
