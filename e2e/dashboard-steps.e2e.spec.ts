@@ -71,6 +71,8 @@ describe('The playground step editor', () => {
     await page.type('#pg-url', `${fixture.origin}/form`);
     await page.select('#pg-format', 'png');
     await page.type('#pg-selector', '#out');
+    // What was typed stayed where it was typed (the app once took the focus away when its first view loaded).
+    expect(await page.$eval('#pg-url', (i) => (i as HTMLInputElement).value)).toBe(`${fixture.origin}/form`);
     // Step 1: wait 100 ms.
     await page.click('#pg-step-add');
     await page.select('#pg-step-0-action', 'wait');

@@ -80,8 +80,11 @@ function bindSignIn(): void {
         );
         form.reset();
         enterApp(s);
-        await route();
+        // Focus moves to the app as soon as it shows, not when the view's data has loaded: keys typed
+        // meanwhile (the user already in another field) must not be taken away from where they went.
+        const routed = route();
         $('main').focus();
+        await routed;
       } catch (err) {
         const e = err instanceof ApiError ? err : new ApiError(0, 'network', 'The service could not be reached. Try again.');
         const message = e.code === 'rate_limited' ? `Too many attempts. Try again in ${e.retryAfter ?? 60} seconds.` : e.message;
