@@ -20,6 +20,11 @@ export function prometheusReader(): PrometheusExporter {
   return g[READER_KEY];
 }
 
+/** Forgets the reader once its SDK has shut down (a reader is bound to one meter provider for good). */
+export function forgetPrometheusReader(): void {
+  delete (globalThis as Global)[READER_KEY];
+}
+
 /** GET /metrics: the Prometheus exposition of every instrument of this process (404 when metrics are off). */
 export function serveMetrics(req: IncomingMessage, res: ServerResponse): void {
   const reader = (globalThis as Global)[READER_KEY];

@@ -6,7 +6,7 @@ import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import { isUntracedRequest } from './untraced.js';
-import { prometheusReader } from './metrics.js';
+import { forgetPrometheusReader, prometheusReader } from './metrics.js';
 
 const dropSpans: SpanProcessor = {
   onStart: () => undefined,
@@ -74,4 +74,5 @@ export async function shutdownTelemetry(): Promise<void> {
   delete g[SDK_KEY];
   // Bounded: a collector that does not answer must not hold the process after it drained.
   await Promise.race([sdk.shutdown().catch(() => undefined), new Promise((r) => setTimeout(r, 2_000).unref())]);
+  forgetPrometheusReader();
 }

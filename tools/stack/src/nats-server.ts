@@ -61,6 +61,9 @@ export async function startNatsServer(opts: { storeDir: string; port?: number; m
   if (opts.monitorPort) args.push('-m', String(opts.monitorPort));
   if (opts.cluster) args.push(...clusterFlags(opts.cluster));
   const child = spawn(natsServerBinary(), args, {
+    // Its own folder as working directory: a test run once left a consumer's meta.inf/meta.sum (nats-server's
+    // files) in the repository's root, the working directory it inherited.
+    cwd: opts.storeDir,
     stdio: ['ignore', 'ignore', 'pipe'],
     detached: true,
   });

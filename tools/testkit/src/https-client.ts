@@ -19,6 +19,8 @@ export function httpsRequest(
     timeoutMs?: number;
     /** The local address to connect from (another loopback address, e.g. 127.0.0.2, is another client). */
     localAddress?: string;
+    /** Aborting it gives the request up: the connection is closed and the promise rejects. */
+    signal?: AbortSignal;
   },
 ): Promise<HttpsResponse> {
   return new Promise((resolve, reject) => {
@@ -31,6 +33,7 @@ export function httpsRequest(
         servername: opts.servername,
         timeout: opts.timeoutMs ?? 60_000,
         localAddress: opts.localAddress,
+        signal: opts.signal,
       },
       (res) => {
         const chunks: Buffer[] = [];

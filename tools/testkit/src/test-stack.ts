@@ -10,7 +10,7 @@ export interface TestStack extends Stack {
   call(
     method: string,
     path: string,
-    opts?: { headers?: Record<string, string>; json?: unknown; body?: string; edge?: number; from?: string },
+    opts?: { headers?: Record<string, string>; json?: unknown; body?: string; edge?: number; from?: string; signal?: AbortSignal },
   ): Promise<HttpsResponse>;
   logs(): string;
 }
@@ -46,7 +46,7 @@ export async function startTestStack(opts: Partial<StackOptions> = {}): Promise<
         body = JSON.stringify(o.json);
       }
       const port = stack.edgePorts[o.edge ?? 0] ?? stack.port;
-      return httpsRequest(`https://127.0.0.1:${port}${path}`, { method, headers, body, ca: stack.certPem, servername: 'localhost', localAddress: o.from });
+      return httpsRequest(`https://127.0.0.1:${port}${path}`, { method, headers, body, ca: stack.certPem, servername: 'localhost', localAddress: o.from, signal: o.signal });
     },
     async stop() {
       await stack.stop();
