@@ -1,6 +1,7 @@
 import type { Comparison, Monitor } from '../domain/monitor/monitor.js';
 import { compareResults, comparedResult, type ComparedResult } from './compare-results.js';
-import { isEmptyPage } from './empty-page.js';
+import { isEmptyScreenshot, isEmptyText } from './empty-page.js';
+import { compareDecodedImages, decodeImage, type DecodedImage } from './visual-diff.js';
 
 /** One comparison of a monitoring run, as a worker thread takes it (plain data: it is copied to the thread). */
 export interface CompareJob {
@@ -22,10 +23,28 @@ export interface CompareJobResult {
 
 /** The CPU-bound part of a comparison: text extraction and ignore_text, then the text or visual diff. */
 export async function runCompareJob(job: CompareJob): Promise<CompareJobResult> {
+  if (job.monitor.mode === 'visual') return compareScreenshot(job);
   const compared = comparedResult(job.monitor, job.result.body, job.result);
-  if (await isEmptyPage(job.monitor, compared.body)) return { empty: true };
+  if (isEmptyText(compared.body)) return { empty: true };
   const comparison = job.previous ? await compareResults(job.monitor, job.previous, compared.body, job.labels) : undefined;
-  return { ...(job.monitor.mode === 'text' ? { compared } : {}), ...(comparison ? { comparison } : {}) };
+  return { compared, ...(comparison ? { comparison } : {}) };
+}
+
+/**
+ * Visual mode: the screenshot is decoded once, for the blank-page check and the diff (decoding is most of
+ * a comparison's cost). A baseline that is no image sharp reads is kept as it is; compared, it fails.
+ */
+async function compareScreenshot(job: CompareJob): Promise<CompareJobResult> {
+  let after: DecodedImage;
+  try {
+    after = await decodeImage(job.result.body);
+  } catch (err) {
+    if (job.previous) throw err;
+    return {};
+  }
+  if (isEmptyScreenshot(after)) return { empty: true };
+  if (!job.previous) return {};
+  return { comparison: await compareDecodedImages(await decodeImage(job.previous), after) };
 }
 
 /**

@@ -1,5 +1,5 @@
 import pixelmatch from 'pixelmatch';
-import sharp, { type Metadata } from 'sharp';
+import sharp from 'sharp';
 import type { ChangeBox, Comparison } from '../domain/monitor/monitor.js';
 import { changedRegions } from './changed-regions.js';
 
@@ -12,24 +12,36 @@ const MAX_BOXES = 50;
 /** Pixels around the changed area given to pixelmatch: its anti-aliasing detection looks at neighbours. */
 const MARGIN = 3;
 
-interface Raw {
+/** An image as RGBA pixels, 4 bytes each, row after row. */
+export interface DecodedImage {
   data: Buffer;
   width: number;
   height: number;
 }
+type Raw = DecodedImage;
 
-/** Any image sharp reads (png, jpeg, webp), as RGBA, padded with white to width×height. */
-async function rgba(image: Uint8Array, meta: Metadata, width: number, height: number): Promise<Raw> {
-  let pipeline = sharp(image).toColourspace('srgb').ensureAlpha();
-  if ((meta.width ?? width) < width || (meta.height ?? height) < height) {
-    pipeline = pipeline.extend({
-      right: width - (meta.width ?? width),
-      bottom: height - (meta.height ?? height),
-      background: { r: 255, g: 255, b: 255, alpha: 1 },
-    });
-  }
-  const { data } = await pipeline.raw().toBuffer({ resolveWithObject: true });
+/** Any image sharp reads (png, jpeg, webp), as RGBA at its own size. */
+export async function decodeImage(image: Uint8Array): Promise<DecodedImage> {
+  const { data, info } = await sharp(image).toColourspace('srgb').ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  return { data, width: info.width, height: info.height };
+}
+
+/** The image padded with white to width×height (itself when it is that size). */
+async function padded(img: Raw, width: number, height: number): Promise<Raw> {
+  if (img.width === width && img.height === height) return img;
+  const { data } = await sharp(img.data, { raw: { width: img.width, height: img.height, channels: 4 } })
+    .extend({ right: width - img.width, bottom: height - img.height, background: { r: 255, g: 255, b: 255, alpha: 1 } })
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   return { data, width, height };
+}
+
+/** Whether every pixel is the same colour (a blank page); stops at the first that is not. */
+export function isOneColour(img: DecodedImage): boolean {
+  const pixels = new Uint32Array(img.data.buffer, img.data.byteOffset, img.width * img.height);
+  const first = pixels[0];
+  for (let i = 1; i < pixels.length; i++) if (pixels[i] !== first) return false;
+  return true;
 }
 
 /** The smallest rectangle holding every byte-wise different pixel, grown by MARGIN; undefined when equal. */
@@ -133,10 +145,15 @@ function drawBox(data: Buffer, width: number, height: number, box: ChangeBox): v
  * faded, changed pixels in red and each changed region framed in magenta.
  */
 export async function compareImages(before: Uint8Array, after: Uint8Array): Promise<Comparison> {
-  const [b, a] = await Promise.all([sharp(before).metadata(), sharp(after).metadata()]);
-  const width = Math.max(b.width ?? 0, a.width ?? 0);
-  const height = Math.max(b.height ?? 0, a.height ?? 0);
-  const [img1, img2] = await Promise.all([rgba(before, b, width, height), rgba(after, a, width, height)]);
+  const [b, a] = await Promise.all([decodeImage(before), decodeImage(after)]);
+  return compareDecodedImages(b, a);
+}
+
+/** `compareImages` of images decoded already (a run's screenshot is decoded once for all its checks). */
+export async function compareDecodedImages(before: DecodedImage, after: DecodedImage): Promise<Comparison> {
+  const width = Math.max(before.width, after.width);
+  const height = Math.max(before.height, after.height);
+  const [img1, img2] = await Promise.all([padded(before, width, height), padded(after, width, height)]);
   const area = differingArea(img1.data, img2.data, width, height);
   if (!area) return { score: 0, summary: 'No pixel differs.', boxes: [] };
   const output = Buffer.alloc(area.width * area.height * 4);
