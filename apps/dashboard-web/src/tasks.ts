@@ -187,6 +187,9 @@ export function bindTasks(): void {
       }
       try {
         const task = edited ? await api<Task>('PATCH', `/tasks/${edited.task.id}`, body) : await api<Task>('POST', '/tasks', body);
+        // The list shows the task as saved before the form lets it go: a row clicked from then on is not
+        // one about to be replaced (which took the click away, or opened the task as it was).
+        await showTasks().catch(report);
         if (edited) endEditing();
         else {
           form.reset();
@@ -196,7 +199,6 @@ export function bindTasks(): void {
           syncMonitor();
         }
         notice(`Task “${task.name}” was ${edited ? 'saved' : 'created'}.`);
-        await showTasks();
       } catch (err) {
         if (err instanceof ApiError && err.code === 'session_expired') return;
         if (err instanceof ApiError) showProblems(FORM, err.message, err.details);
