@@ -112,6 +112,7 @@ export async function monitoringScenario(opts: { stack: Stack; tasks: number; se
     opts.log(`baselines at ${new Date(first).toISOString()}, changes at ${new Date(second).toISOString()}`);
     const deadline = second + 60_000;
     while (Date.now() < second + 10_000 && held.length < opts.tasks) await new Promise((r) => setTimeout(r, 100));
+    opts.log(`${held.length} jobs of the changed minute out ${Date.now() - second} ms after it began`);
 
     const costs: number[] = [];
     for (const job of held.slice(0, opts.serial)) {
@@ -120,7 +121,9 @@ export async function monitoringScenario(opts: { stack: Stack; tasks: number; se
       const recorded = comparedAt.get(job.run_id!);
       if (recorded !== undefined) costs.push(recorded - finishedAt.get(job.run_id!)!);
     }
+    opts.log(`${costs.length} answered one at a time by ${Date.now() - second} ms`);
     await Promise.all(held.slice(opts.serial).map((job) => render(job, 1).catch((err: unknown) => opts.log(`answering a job failed: ${String(err)}`))));
+    opts.log(`every job answered ${Date.now() - second} ms after the minute began`);
     while (Date.now() < deadline && comparedAt.size < opts.tasks) await new Promise((r) => setTimeout(r, 250));
     await new Promise((r) => setTimeout(r, 5_000)); // the last webhooks
     jobs.unsubscribe();
