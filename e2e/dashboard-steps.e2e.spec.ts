@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import {
-  accountsAdmin,
-  launchTestBrowser,
   signInSteps,
+  startDashboardBrowser,
   startFixtureServer,
   startSignInSite,
-  startTestStack,
   until,
+  type DashboardBrowser,
   type FixtureServer,
   type SignInSite,
   type TestAccount,
@@ -23,11 +22,10 @@ import type { TaskResource, TaskRunResource } from '@app/task-resources';
 // site counts the sign-in forms posted), reads back over the API with those steps and keep_session, and
 // shows them again when opened for editing.
 
+let dashboard: DashboardBrowser;
 let stack: TestStack;
 let fixture: FixtureServer;
-let admin: ReturnType<typeof accountsAdmin>;
 let owner: TestAccount;
-let browser: Browser;
 let page: Page;
 
 /** #out is 50 px wide per character typed into #name. */
@@ -37,18 +35,12 @@ const FORM_PAGE = `<title>Form</title><style>body{margin:0} #out{display:block;h
 
 beforeAll(async () => {
   fixture = await startFixtureServer({ '/form': (_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end(FORM_PAGE) });
-  stack = await startTestStack({ env: { ALLOW_PRIVATE_TARGETS: '1' } });
-  admin = accountsAdmin(stack.authQuotaAddress);
-  owner = await admin.create('scale', 'Steps owner');
-  browser = await launchTestBrowser();
-  page = await browser.newPage();
-  await page.setViewport({ width: 1280, height: 900 });
+  dashboard = await startDashboardBrowser({ owner: 'Steps owner', signIn: false });
+  ({ stack, owner, page } = dashboard);
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
-  admin?.close();
-  await stack?.stop();
+  await dashboard?.stop();
   await fixture?.close();
 });
 

