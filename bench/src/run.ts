@@ -13,7 +13,7 @@ import { BENCH_ROUTES } from './fixture-page.js';
 import { latencyScenario } from './scenarios/latency.js';
 import { defaultVsNoneScenario } from './scenarios/default-vs-none.js';
 import { throughputScenario } from './scenarios/throughput.js';
-import { httpLoad, mergeRuns, type HttpLoadResult } from './scenarios/http-load.js';
+import { besideFloorScenario } from './scenarios/beside-the-floor.js';
 import { startHttpsFloor } from './https-floor.js';
 import { memoryScenario } from './scenarios/memory.js';
 import { schedulerScenario } from './scenarios/scheduler.js';
@@ -110,33 +110,9 @@ async function throughput(ctx: Ctx) {
  * percentiles over every request).
  */
 const LOAD_SECONDS = quick ? 4 : 10;
-/**
- * Each slice is a wrk run of its own, which opens its 32 connections anew: 32 TLS handshakes (about 2.3 ms
- * of the server's CPU each on a 2-core machine) while the first requests wait. Two slices a side keep
- * that burst to twice in each side's 10 s (a single 10 s run has it once); five 2 s slices a side put it
- * five times into a keep-alive hit's p99. wrk takes whole seconds.
- */
 const SLICE_SECONDS = quick ? 2 : 5;
 
-const loadOptions = (port: number, accessKey: string, body: Record<string, unknown>, path = '/v1/screenshot', seconds = LOAD_SECONDS) => ({
-  url: `https://127.0.0.1:${port}${path}`,
-  method: 'POST' as const,
-  headers: { 'content-type': 'application/json', 'x-access-key': accessKey },
-  body: JSON.stringify(body),
-  connections: 32,
-  seconds,
-});
-
-/** Unmeasured load on each server before its figures count: compiled code and a busy key's rate lease are steady by then. */
-const WARMUP_SECONDS = quick ? 2 : 3;
-
-/** A load's figures without its latency distribution (which only merging needs). */
-const figures = ({ latencyUs: _, ...rest }: HttpLoadResult) => rest;
-
-/**
- * Scenario `id` interleaved with the floor's run under the same requests (and, when given, with the run of
- * a floor that coalesces its writes as the edge does), all warmed first; a row each for requests/s and p99.
- */
+/** Scenario `id` interleaved with the floor's run (scenarios/beside-the-floor.ts); its rows go to the table. */
 async function loadBesideFloor(
   ctx: Ctx,
   floor: { port: number },
@@ -145,37 +121,11 @@ async function loadBesideFloor(
   accessKey: string,
   body: Record<string, unknown>,
   coalescedFloor?: { port: number },
-  /** The same requests to the edge whose writes are not coalesced (EDGE_COALESCE_WRITES=0). */
   uncoalesced?: { port: number },
 ) {
-  log(`${label} (interleaved with the floor's run${coalescedFloor ? ` and the coalescing floor's` : ''}${uncoalesced ? ", and the edge's without coalesced writes" : ''})`);
-  const servers = [
-    { port: floor.port, path: '/', runs: [] as HttpLoadResult[] },
-    ...(coalescedFloor ? [{ port: coalescedFloor.port, path: '/', runs: [] as HttpLoadResult[] }] : []),
-    ...(uncoalesced ? [{ port: uncoalesced.port, path: '/v1/screenshot', runs: [] as HttpLoadResult[] }] : []),
-    { port: ctx.stack.port, path: '/v1/screenshot', runs: [] as HttpLoadResult[] },
-  ];
-  for (const s of servers) await httpLoad(loadOptions(s.port, accessKey, body, s.path, WARMUP_SECONDS));
-  const slices = servers.map((s) => async () => void s.runs.push(await httpLoad(loadOptions(s.port, accessKey, body, s.path, SLICE_SECONDS))));
-  // floor, (coalescing floor,) ours | ours, (coalescing floor,) floor | ...
-  for (let i = 0; i < LOAD_SECONDS / SLICE_SECONDS; i++) for (const slice of i % 2 === 0 ? slices : [...slices].reverse()) await slice();
-  const [base, ...rest] = servers.map((s) => mergeRuns(s.runs));
-  const ours = rest.pop()!;
-  const notCoalesced = uncoalesced ? rest.pop() : undefined;
-  const coalesced = rest[0];
-  rows.push({ scenario: `(${id}) ${label}`, metric: 'requests/s', ours: round(ours.requestsPerSecond, 0), floor: round(base!.requestsPerSecond, 0) });
-  rows.push({ scenario: `(${id}) ${label}`, metric: 'p99 ms', ours: round(ours.p99Ms, 2), floor: round(base!.p99Ms, 2) });
-  if (notCoalesced) {
-    const scenario = `(${id}) ${label}, EDGE_COALESCE_WRITES=0`;
-    rows.push({ scenario, metric: 'requests/s', ours: round(notCoalesced.requestsPerSecond, 0), floor: round(base!.requestsPerSecond, 0) });
-    rows.push({ scenario, metric: 'p99 ms', ours: round(notCoalesced.p99Ms, 2), floor: round(base!.p99Ms, 2) });
-  }
-  return {
-    ours: figures(ours),
-    floor: figures(base!),
-    ...(coalesced ? { coalescedFloor: figures(coalesced) } : {}),
-    ...(notCoalesced ? { uncoalesced: figures(notCoalesced) } : {}),
-  };
+  const { rows: measured, ...figures } = await besideFloorScenario({ ours: { port: ctx.stack.port }, floor, id, label, accessKey, body, coalescedFloor, uncoalesced, quick, log });
+  rows.push(...measured);
+  return figures;
 }
 
 /**
