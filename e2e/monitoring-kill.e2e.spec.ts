@@ -1,7 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
-import { simpleParser, type ParsedMail } from 'mailparser';
 import {
   SCHEDULER_RUN_COMPARISONS_CONSUMER,
   SCHEDULER_TASK_RUNS_CONSUMER,
@@ -10,7 +7,18 @@ import {
   jetstreamManager,
   type NatsConnection,
 } from '@app/messaging';
-import { startFixtureServer, startTestStack, startWebhookReceiver, until, type FixtureServer, type ReceivedWebhook, type TestStack, type WebhookReceiver } from '@app/testkit';
+import {
+  startFixtureServer,
+  startMailReceiver,
+  startTestStack,
+  startWebhookReceiver,
+  until,
+  type FixtureServer,
+  type MailReceiver,
+  type ReceivedWebhook,
+  type TestStack,
+  type WebhookReceiver,
+} from '@app/testkit';
 import type { RunChangeResource, TaskRunResource } from '@app/task-resources';
 
 // Monitoring announcements survive a crash (issue 48, reliability), with the whole stack as `npm start` runs
@@ -21,26 +29,18 @@ import type { RunChangeResource, TaskRunResource } from '@app/task-resources';
 // email at a real SMTP server) exactly once as received: none lost, none twice.
 
 type Run = Pick<TaskRunResource, 'id' | 'status' | 'error'> & { change: RunChangeResource | null };
-interface Mail {
-  to: string[];
-  mail: ParsedMail;
-  accepted: boolean;
-}
 
 let stack: TestStack;
 let fixture: FixtureServer;
 let receiver: WebhookReceiver;
-let smtp: SMTPServer;
+/** Every message it was given: accepted (in the mailbox), refused with a 451, or cut off unanswered. */
+let smtp: MailReceiver;
 let nc: NatsConnection;
-/** Every message the SMTP server was given: accepted (in the mailbox), refused with a 451, or cut off unanswered. */
-const mails: Mail[] = [];
 /** The receivers of part (b) refuse (503, SMTP 451) until this is true. */
 let bAccepting = false;
 /** The receivers of part (c) take SLOW_MS to answer while this is true. */
 let cSlow = true;
 const SLOW_MS = 10_000;
-/** SMTP sessions whose connection closed. */
-const closedSessions = new Set<string>();
 /** What each watched page shows now. */
 const pageState = { tall: 'A' as 'A' | 'B', small: 'A' as 'A' | 'B' | '503' };
 
@@ -61,46 +61,20 @@ beforeAll(async () => {
       res.writeHead(200, { 'content-type': 'text/html' }).end(smallPage(pageState.small === 'A' ? '$29' : '$39'));
     },
   });
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onClose(session) {
-      closedSessions.add(session.id);
-    },
-    onData(stream, session, callback) {
-      simpleParser(stream)
-        .then((mail) => {
-          const to = session.envelope.rcptTo.map((r) => r.address);
-          if (to.some((a) => a.startsWith('c-')) && cSlow) {
-            // Answered later: accepted only if the client is still there to be told.
-            const held: Mail = { to, mail, accepted: false };
-            mails.push(held);
-            return void setTimeout(() => {
-              held.accepted = !closedSessions.has(session.id);
-              callback();
-            }, SLOW_MS);
-          }
-          const accepted = bAccepting || !to.some((a) => a.startsWith('b-'));
-          mails.push({ to, mail, accepted });
-          if (accepted) return callback();
-          callback(Object.assign(new Error('Mailbox busy, try again later'), { responseCode: 451 }));
-        })
-        .catch(callback);
+  smtp = await startMailReceiver({
+    name: 'monitoring-kill',
+    answer: (to) => {
+      // (c): answered later, accepted only if the client is still there to be told.
+      if (to.some((a) => a.startsWith('c-')) && cSlow) return { delayMs: SLOW_MS };
+      return bAccepting || !to.some((a) => a.startsWith('b-')) ? 'accept' : 'refuse';
     },
   });
-  // A dispatcher killed in the middle of a session resets its connection: the server says so, nothing more.
-  smtp.on('error', (err: Error & { code?: string }) => {
-    if (err.code !== 'ECONNRESET') console.error('[monitoring-kill] SMTP server:', err);
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  const smtpPort = (smtp.server.address() as AddressInfo).port;
   [stack, receiver] = await Promise.all([
     startTestStack({
       env: {
         ALLOW_PRIVATE_TARGETS: '1',
         PLAN_SCALE_RATE_LIMIT: '100000',
-        SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+        SMTP_URL: smtp.url,
         SMTP_FROM: 'Monitor <monitor@example.test>',
         // Attempts every few seconds, for longer than the test runs: nothing is given up while a receiver refuses.
         WEBHOOK_RETRY_SCHEDULE: ['1s', ...Array<string>(150).fill('3s')].join(','),
@@ -123,7 +97,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await nc?.close();
-  await Promise.all([receiver?.close(), fixture?.close(), new Promise<void>((resolve) => (smtp ? smtp.close(() => resolve()) : resolve()))]);
+  await Promise.all([receiver?.close(), fixture?.close(), smtp?.close()]);
   await stack?.stop();
 });
 
@@ -196,7 +170,7 @@ const webhookIdOf = (w: ReceivedWebhook) => {
   return header.startsWith('=') ? Buffer.from(header.slice(1), 'base64url').toString('utf8') : header;
 };
 const acceptedAt = (prefix: string, channel: string) => receiver.accepted().filter((w) => w.path === `/${prefix}/${channel}`);
-const mailsTo = (prefix: string) => mails.filter((m) => m.to.includes(`${prefix}-watcher@example.test`));
+const mailsTo = (prefix: string) => smtp.mails.filter((m) => m.to.includes(`${prefix}-watcher@example.test`));
 /** How many times each webhook-id (or mail subject) was accepted. */
 const countBy = <T>(items: T[], keyOf: (item: T) => string) =>
   items.reduce<Record<string, number>>((acc, item) => ({ ...acc, [keyOf(item)]: (acc[keyOf(item)] ?? 0) + 1 }), {});

@@ -1,9 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AddressInfo } from 'node:net';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { SMTPServer } from 'smtp-server';
-import { simpleParser, type ParsedMail } from 'mailparser';
-import { startFixtureServer, startTestStack, startWebhookReceiver, until, type FixtureServer, type TestStack, type WebhookReceiver } from '@app/testkit';
+import {
+  startFixtureServer,
+  startMailReceiver,
+  startTestStack,
+  startWebhookReceiver,
+  until,
+  type FixtureServer,
+  type MailReceiver,
+  type TestStack,
+  type WebhookReceiver,
+} from '@app/testkit';
 import type { RunChangeResource, TaskRunResource } from '@app/task-resources';
 import { DISCORD_MESSAGE, SLACK_MESSAGE, TEAMS_MESSAGE_CARD } from './notification-schemas.js';
 
@@ -19,8 +26,7 @@ type Run = Pick<TaskRunResource, 'id' | 'status' | 'error'> & { change: RunChang
 let stack: TestStack;
 let fixture: FixtureServer;
 let receiver: WebhookReceiver;
-let smtp: SMTPServer;
-const mails: { to: string[]; mail: ParsedMail }[] = [];
+let smtp: MailReceiver;
 /** What the watched page does now. */
 let state: 'A' | 'B' | '503' | '429' | 'empty' = 'A';
 
@@ -37,31 +43,17 @@ beforeAll(async () => {
       res.writeHead(200, { 'content-type': 'text/html' }).end(page(state === 'A' ? '$29' : '$39'));
     },
   });
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData(stream, session, callback) {
-      simpleParser(stream)
-        .then((mail) => {
-          mails.push({ to: session.envelope.rcptTo.map((r) => r.address), mail });
-          callback();
-        })
-        .catch(callback);
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  const smtpPort = (smtp.server.address() as AddressInfo).port;
+  smtp = await startMailReceiver({ name: 'monitoring-reliable' });
   [stack, receiver] = await Promise.all([
     startTestStack({
-      env: { ALLOW_PRIVATE_TARGETS: '1', SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, SMTP_FROM: 'Monitor <monitor@example.test>' },
+      env: { ALLOW_PRIVATE_TARGETS: '1', SMTP_URL: smtp.url, SMTP_FROM: 'Monitor <monitor@example.test>' },
     }),
     startWebhookReceiver({ secret: () => stack.demo.secretKey }),
   ]);
 }, 240_000);
 
 afterAll(async () => {
-  await Promise.all([receiver?.close(), fixture?.close(), new Promise<void>((resolve) => (smtp ? smtp.close(() => resolve()) : resolve()))]);
+  await Promise.all([receiver?.close(), fixture?.close(), smtp?.close()]);
   await stack?.stop();
 });
 
@@ -137,7 +129,7 @@ describe('a monitor of a page that answers errors, between identical states', ()
       history.push(await runNow(tasks.map((t) => t.id)));
     }
     // The announcements of the last runs reach every channel (the dispatcher delivers them shortly after).
-    await until(() => mails.length >= 2 * 4 && tasks.every((t) => hooksTo(`/hooks/${t.name}`).length >= 4), 60_000, 'every announcement delivered', 500);
+    await until(() => smtp.mails.length >= 2 * 4 && tasks.every((t) => hooksTo(`/hooks/${t.name}`).length >= 4), 60_000, 'every announcement delivered', 500);
     // Room for a duplicate, if one were coming.
     await new Promise((r) => setTimeout(r, 3_000));
   }, 900_000);
@@ -217,7 +209,7 @@ describe('a monitor of a page that answers errors, between identical states', ()
   it('should mail each announcement once to the address, through the SMTP server, with its subject and body', () => {
     for (const [i, task] of tasks.entries()) {
       const to = `${task.name}@example.test`;
-      const received = mails.filter((m) => m.to.includes(to));
+      const received = smtp.mails.filter((m) => m.to.includes(to));
       const subjects = received.map((m) => m.mail.subject ?? '');
       expect(subjects).toHaveLength(4);
       for (const [word, count] of [['is failing', 1], ['recovered', 1], ['changed', 2]] as const) {

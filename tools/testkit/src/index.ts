@@ -14,6 +14,7 @@ export * from './forward-proxy.js';
 export * from './prometheus.js';
 export * from './browser.js';
 export * from './dashboard-page.js';
+export * from './mail-receiver.js';
 export * from './test-bus.js';
 export * from './nats-leaders.js';
 export * from './request-timeline.js';
