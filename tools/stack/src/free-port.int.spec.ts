@@ -1,7 +1,10 @@
+import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { freePort } from './free-port.js';
+import { claimPort, freePort } from './free-port.js';
 
 const ephemeralStart = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
 const listenOn = (port: number) =>
@@ -18,6 +21,23 @@ describe('freePort', () => {
       for (const port of ports) expect(port).toBeLessThan(ephemeralStart);
       const closers = await Promise.all(ports.map(listenOn));
       await Promise.all(closers.map((close) => close()));
+    });
+  });
+
+  describe('When another live process has claimed a port', () => {
+    it('should not claim it, and take over the claim once that process is gone', async () => {
+      const port = await freePort();
+      expect(readFileSync(join(tmpdir(), 'render-stack-ports', String(port)), 'utf8')).toBe(String(process.pid));
+      const other = spawn('sleep', ['30'], { stdio: 'ignore' });
+      try {
+        writeFileSync(join(tmpdir(), 'render-stack-ports', String(port)), String(other.pid));
+        expect(claimPort(port)).toBe(false);
+      } finally {
+        other.kill('SIGKILL');
+        await new Promise((resolve) => other.once('exit', resolve));
+      }
+      expect(claimPort(port)).toBe(true);
+      expect(readFileSync(join(tmpdir(), 'render-stack-ports', String(port)), 'utf8')).toBe(String(process.pid));
     });
   });
 });

@@ -21,6 +21,9 @@ describe('AuthQuotaService over gRPC: replicas, batches, rate leases and restart
       try {
         const created = await callUnary(client, client.createAccount, { name: 'two', plan: 'free' });
         const request = { access_key: created.access_key, usage: 'render', features: [], signed_query: '', body: Buffer.alloc(0) };
+        // A replica learns of an account created on another from the bus, moments later (seen: the first
+        // admissions on a just-started second replica refused access_key_invalid); then they share its quota.
+        await until(async () => (await codeOf(callUnary(other, other.authenticate, { access_key: created.access_key }))) === 'no error', 10_000, 'the other replica to know the account', 50);
         // Admissions of one account over both replicas at once: exactly the quota (2) is reserved, and
         // the rate limit (5 a minute) is counted once for both.
         const outcomes = await Promise.all(
