@@ -1,7 +1,7 @@
 import type { Comparison, Monitor } from '../domain/monitor/monitor.js';
 import { compareResults, comparedResult, type ComparedResult } from './compare-results.js';
-import { isEmptyScreenshot, isEmptyText } from './empty-page.js';
-import { compareDecodedImages, decodeImage, type DecodedImage } from './visual-diff.js';
+import { isEmptyText } from './empty-page.js';
+import { compareDecodedImages, decodeImage, isOneColour, type DecodedImage } from './visual-diff.js';
 
 /** One comparison of a monitoring run, as a worker thread takes it (plain data: it is copied to the thread). */
 export interface CompareJob {
@@ -42,7 +42,7 @@ async function compareScreenshot(job: CompareJob): Promise<CompareJobResult> {
     if (job.previous) throw err;
     return {};
   }
-  if (isEmptyScreenshot(after)) return { empty: true };
+  if (isOneColour(after)) return { empty: true };
   if (!job.previous) return {};
   return { comparison: await compareDecodedImages(await decodeImage(job.previous), after) };
 }

@@ -18,7 +18,6 @@ export interface DecodedImage {
   width: number;
   height: number;
 }
-type Raw = DecodedImage;
 
 /** Any image sharp reads (png, jpeg, webp), as RGBA at its own size. */
 export async function decodeImage(image: Uint8Array): Promise<DecodedImage> {
@@ -27,7 +26,7 @@ export async function decodeImage(image: Uint8Array): Promise<DecodedImage> {
 }
 
 /** The image padded with white to width×height (itself when it is that size). */
-async function padded(img: Raw, width: number, height: number): Promise<Raw> {
+async function padded(img: DecodedImage, width: number, height: number): Promise<DecodedImage> {
   if (img.width === width && img.height === height) return img;
   const { data } = await sharp(img.data, { raw: { width: img.width, height: img.height, channels: 4 } })
     .extend({ right: width - img.width, bottom: height - img.height, background: { r: 255, g: 255, b: 255, alpha: 1 } })
@@ -80,7 +79,7 @@ function differingArea(a: Buffer, b: Buffer, width: number, height: number): Cha
   return { x, y, width: Math.min(width, x1 + MARGIN + 1) - x, height: Math.min(height, y1 + MARGIN + 1) - y };
 }
 
-const crop = (img: Raw, area: ChangeBox): Buffer => {
+const crop = (img: DecodedImage, area: ChangeBox): Buffer => {
   const out = Buffer.alloc(area.width * area.height * 4);
   for (let row = 0; row < area.height; row++) {
     const from = ((area.y + row) * img.width + area.x) * 4;
@@ -97,7 +96,7 @@ const FADED = Uint8Array.from({ length: 256 }, (_, luma) => Math.round(229.5 + l
  * One pass of integer arithmetic and a table (about 8 ms at 1280×1080); libvips' colourspace and linear
  * operations work in floating point and cost 35 ms of CPU for the same pixels.
  */
-function faded(img: Raw): Buffer {
+function faded(img: DecodedImage): Buffer {
   const d = img.data;
   const pixels = img.width * img.height;
   const out = Buffer.allocUnsafe(pixels * 3);
