@@ -183,6 +183,17 @@ describe('Processes', () => {
         expect(nodeOptionsOf(name).join(' ')).not.toMatch(/semi-space/);
       }
     });
+
+    it("should start the scheduler with its allocator keeping freed memory (its comparisons' images reuse it), the others with the C library's defaults", () => {
+      const environmentOf = (name: string) => {
+        const pid = stack.processes.find((p) => p.name === name)?.process.pid;
+        return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+      };
+      expect(environmentOf('scheduler')).toEqual(expect.arrayContaining(['MALLOC_MMAP_THRESHOLD_=67108864', 'MALLOC_TRIM_THRESHOLD_=268435456']));
+      for (const name of ['edge-http', 'auth-quota', 'webhook-dispatcher', 'renderer-1']) {
+        expect(environmentOf(name).filter((v) => v.startsWith('MALLOC_'))).toEqual([]);
+      }
+    });
   });
 });
 

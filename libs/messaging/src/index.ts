@@ -17,3 +17,4 @@ export * from './fair-pull-workers.js';
 export * from './round-robin-queue.js';
 export * from './bus-errors.js';
 export * from './publish-until-stored.js';
+export * from './object-reads.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from '@app/logging';
-import { BUCKETS, DEFAULT_BUS_PROBE, Kvm, Objm, SUBJECTS, busStatus, connectNats, ensureTopology, jetstream, type NatsConnection } from '@app/messaging';
+import { BUCKETS, DEFAULT_BUS_PROBE, Kvm, Objm, SUBJECTS, busStatus, connectNats, ensureTopology, jetstream, wholeObjectReader, type NatsConnection } from '@app/messaging';
 import { openRenderJobPublisher } from '@app/render-contracts';
 import { startHealthServer, type App, type HealthServer, type ReadinessCheck } from '@app/runtime';
 import { edgeMetrics } from './edge-metrics.js';
@@ -65,7 +65,8 @@ export async function createApp(config: EdgeConfig, logger: Logger, o: Partial<E
   const secrets = grpcAccountSecrets(config.authQuotaAddress);
   // One adapter over the render-results bucket: sync results are read from it, async ones served.
   const objects = await new Objm(nats).open(BUCKETS.renderResults.name);
-  const results = o.results ?? objectStoreFiles(objects);
+  const readWhole = wholeObjectReader(nats, objects, BUCKETS.renderResults.name);
+  const results = o.results ?? objectStoreFiles(objects, readWhole);
   const kvm = new Kvm(nats);
   const syncRender = renderSync({
     queue,
@@ -86,6 +87,7 @@ export async function createApp(config: EdgeConfig, logger: Logger, o: Partial<E
     guard,
     renderSync: syncRender,
     objects,
+    readWhole,
     statusKv: await kvm.open(BUCKETS.renderStatus.name),
     cacheKv: await kvm.open(BUCKETS.renderCache.name),
   });

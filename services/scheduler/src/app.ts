@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { mongoEventStore, sqliteEventStore, type EventStore, type OutboxRelay } from '@app/event-store';
 import type { Logger } from '@app/logging';
-import { BUCKETS, Objm, busStatus, connectNats, ensureTopology, jetstream, streamPublisher, type NatsConnection } from '@app/messaging';
+import { BUCKETS, Objm, busStatus, connectNats, ensureTopology, jetstream, streamPublisher, wholeObjectReader, type NatsConnection } from '@app/messaging';
 import { openRenderJobPublisher } from '@app/render-contracts';
 import { SchedulerServiceService } from '@app/proto/scheduler';
 import { TaskHistoryServiceService } from '@app/proto/scheduler/history';
@@ -90,7 +90,8 @@ export async function createApp(config: SchedulerConfig, logger: Logger, o: Part
 
   const streams = eventStoreTaskStreams(store, { snapshotEvery: config.snapshotEvery });
   const jobs = o.jobs ?? natsRenderJobs(js, await openRenderJobPublisher(nats, jobStream));
-  const results = objectStoreResults(await new Objm(nats).open(BUCKETS.renderResults.name), clock);
+  const resultsBucket = await new Objm(nats).open(BUCKETS.renderResults.name);
+  const results = objectStoreResults(resultsBucket, wholeObjectReader(nats, resultsBucket, BUCKETS.renderResults.name), clock);
   const views = taskViews(store, { runHistoryLimit: config.runHistoryLimit });
   // Kept page sessions live at auth-quota (a test's stand-in auth-quota has none).
   const sessions = o.authQuota ? undefined : grpcTaskSessions(config.authQuotaAddress, logger);

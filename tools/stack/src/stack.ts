@@ -80,13 +80,19 @@ const HEALTH_PORT_VARIABLE: Record<ServiceName, string> = {
 };
 
 /**
- * Node and V8 options of a service's process: `config.node_flags` in its package.json, the one place they
- * are stated (its `npm start` passes them as `$npm_package_config_node_flags`, the container image reads
- * them too). The edge's are its semi-spaces of 32 MiB (docs/operations.md says why).
+ * How a service's process is started: `config.node_flags` (Node and V8 options) and `config.env` (variables
+ * read when the process starts, `NAME=value` words: the C library's memory allocator's) in its package.json,
+ * the one place they are stated (its `npm start` passes them as `$npm_package_config_*`, the container image
+ * reads them too). The edge's flags are its semi-spaces of 32 MiB, the scheduler's environment keeps its
+ * comparisons' freed memory for the next (docs/operations.md says why).
  */
-function nodeFlagsOf(service: ServiceName): string[] {
-  const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'services', service, 'package.json'), 'utf8')) as { config?: { node_flags?: string } };
-  return (manifest.config?.node_flags ?? '').split(/\s+/).filter(Boolean);
+function processSettingsOf(service: ServiceName): { nodeFlags: string[]; env: Record<string, string> } {
+  const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'services', service, 'package.json'), 'utf8')) as {
+    config?: { node_flags?: string; env?: string };
+  };
+  const words = (text = '') => text.split(/\s+/).filter(Boolean);
+  const env = Object.fromEntries(words(manifest.config?.env).map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]));
+  return { nodeFlags: words(manifest.config?.node_flags), env };
 }
 
 const entry = (service: ServiceName) => join(REPO_ROOT, 'services', service, 'dist', 'main.js');
@@ -161,11 +167,13 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     const launch = async (service: ServiceName, extra: NodeJS.ProcessEnv = {}, replica = 0) => {
       const healthPort = await freePort();
       const name = service === 'renderer' ? `renderer-${++renderers}` : replica > 0 ? `${service}-${replica + 1}` : service;
+      const settings = processSettingsOf(service);
       const p = superviseService({
         name,
         entry: entry(service),
-        nodeFlags: nodeFlagsOf(service),
+        nodeFlags: settings.nodeFlags,
         env: {
+          ...settings.env,
           ...env,
           ...extra,
           [HEALTH_PORT_VARIABLE[service]]: String(healthPort),

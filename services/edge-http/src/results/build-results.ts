@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@app/logging';
-import { kvLease, type JetStreamClient, type KV, type ObjectStore } from '@app/messaging';
+import { kvLease, type JetStreamClient, type KV, type ObjectStore, type WholeObjectRead } from '@app/messaging';
 import { EXPIRY_SWEEP_LEASE_KEY, type RenderJobPublisher } from '@app/render-contracts';
 import type { EdgeConfig } from '../config.js';
 import type { Clock, TargetGuard } from '../application/ports.js';
@@ -40,11 +40,12 @@ export function buildResults(d: {
   guard: TargetGuard;
   renderSync: RenderSync;
   objects: ObjectStore;
+  readWhole: WholeObjectRead;
   statusKv: KV;
   cacheKv: KV;
 }) {
   // Cache hits are served from memory when this edge has read the entry and the file before.
-  const files = memoizedFiles(objectStoreFiles(d.objects), { maxBytes: d.config.fileMemoryBytes });
+  const files = memoizedFiles(objectStoreFiles(d.objects, d.readWhole), { maxBytes: d.config.fileMemoryBytes });
   const index = memoizedCacheIndex(kvCacheIndex(d.cacheKv), { maxEntries: 100_000 });
   // Each account's latest async renders are indexed as they are created (the dashboard lists them).
   const recentRenders = kvRecentRenders(d.statusKv);

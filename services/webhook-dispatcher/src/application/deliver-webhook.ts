@@ -111,7 +111,8 @@ export function deliverSigned(deps: DeliveryDeps) {
     if (sendingUntil > now.getTime()) return { kind: 'nak', delayMs: Math.max(deps.busyDelayMs, sendingUntil - now.getTime()) };
 
     const receiver = receiverOf(url);
-    if (!limiter.tryAcquire(receiver)) return busy;
+    if (!limiter.tryAcquire(receiver)) return { kind: 'nak', delayMs: limiter.busyDelayMs(receiver, deps.busyDelayMs) };
+    const acquired = performance.now();
     let outcome;
     try {
       const body = JSON.stringify(delivery.body);
@@ -125,7 +126,7 @@ export function deliverSigned(deps: DeliveryDeps) {
       if ((await states.putIf(id, claim, previous?.revision ?? 0)) === undefined) return busy;
       outcome = await (delivery.sender ?? sender).send(url, body, signed.headers);
     } finally {
-      limiter.release(receiver);
+      limiter.release(receiver, outcome ? performance.now() - acquired : undefined);
     }
 
     const attempt = (previous?.state.attempts ?? 0) + 1;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUCKETS, Kvm, Objm, type NatsConnection } from '@app/messaging';
+import { BUCKETS, Kvm, Objm, wholeObjectReader, type NatsConnection } from '@app/messaging';
 import { encodeResultMeta, encodeWebhookState, webhookStateKey } from '@app/render-contracts';
 import { startTestBus, type TestBus } from '@app/testkit';
 import type { RenderRecord } from '../render-record.js';
@@ -62,7 +62,7 @@ describe('kvCacheIndex and objectStoreFiles', () => {
     expect(keys).toEqual(['a'.repeat(64)]);
 
     const store = await new Objm(nc).open(BUCKETS.renderResults.name);
-    const files = objectStoreFiles(store);
+    const files = objectStoreFiles(store, wholeObjectReader(nc, store, BUCKETS.renderResults.name));
     const metadata = encodeResultMeta({
       accountId: 'acc',
       expiresUnixMs: 456,

@@ -1,4 +1,4 @@
-import { whileBusUnavailable, type ObjectInfo, type ObjectStore } from '@app/messaging';
+import { whileBusUnavailable, type ObjectInfo, type ObjectStore, type WholeObjectRead } from '@app/messaging';
 import { decodeResultMeta } from '@app/render-contracts';
 import type { ResultFiles, StoredFile } from '../ports.js';
 
@@ -10,9 +10,10 @@ function toFile(info: ObjectInfo): StoredFile | undefined {
 /**
  * Result files in the render-results object store, with the metadata the renderer wrote. A whole read (a
  * sync render's result, which its caller waits for and is charged for) is tried again for up to
- * `readRetryMs` while the bucket elects its leader, rather than failing a render that succeeded.
+ * `readRetryMs` while the bucket elects its leader, rather than failing a render that succeeded. Whole reads
+ * go through `readWhole` (one direct get for a file of one chunk, no consumer).
  */
-export function objectStoreFiles(store: ObjectStore, readRetryMs = 10_000): ResultFiles {
+export function objectStoreFiles(store: ObjectStore, readWhole: WholeObjectRead, readRetryMs = 10_000): ResultFiles {
   return {
     async info(name) {
       const info = await store.info(name);
@@ -23,7 +24,11 @@ export function objectStoreFiles(store: ObjectStore, readRetryMs = 10_000): Resu
       return result?.data ?? undefined;
     },
     async read(name) {
-      return (await whileBusUnavailable(() => store.getBlob(name), readRetryMs)) ?? undefined;
+      const whole = async () => {
+        const info = await store.info(name);
+        return info ? readWhole(info) : null;
+      };
+      return (await whileBusUnavailable(whole, readRetryMs)) ?? undefined;
     },
     async list() {
       const all = await store.list();
