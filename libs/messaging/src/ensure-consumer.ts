@@ -1,5 +1,5 @@
 import { isNotFound } from './bus-errors.js';
-import { pollUntil } from './retry-until.js';
+import { pollUntil, retryUntil } from './retry-until.js';
 import { DeliverPolicy, RetentionPolicy, type ConsumerConfig, type ConsumerInfo, type ConsumerUpdateConfig, type JetStreamManager } from '@nats-io/jetstream';
 
 export interface ConsumerDefinition {
@@ -30,7 +30,14 @@ export async function ensureConsumer(jsm: JetStreamManager, consumer: ConsumerDe
   /** Asks until `done`, every 200 ms for 10 s; then fails with `err`, the request's own failure. */
   const until = (done: () => Promise<boolean>, err: unknown) => pollUntil(done, { timeoutMs: 10_000, intervalMs: 200, failure: err });
   const wanted = { ...config, num_replicas: replicas };
-  const current = await info().catch(() => undefined);
+  // Absent only when the server says "not found": a failure of another kind (a timeout, a stream electing its
+  // leader while it is scaled) is asked again. Taken for absence, it made an existing consumer be created
+  // again in place, whose acknowledged messages then came back.
+  const current = await retryUntil(() => info().catch((err: unknown) => (isNotFound(err) ? undefined : Promise.reject(err))), {
+    retryOn: () => true,
+    timeoutMs: 10_000,
+    intervalMs: 200,
+  });
   if (!current) {
     await jsm.consumers.add(stream, wanted).catch(async (err: unknown) => {
       // Another replica made it between our info and add, or the answer came too late: once it is there,
