@@ -7,6 +7,8 @@ interface Proc {
   ppid: number;
   /** utime + stime + cutime + cstime, in seconds (children that exited and were waited for included). */
   cpu: number;
+  /** Pages mapped in on first touch (minor faults): freshly allocated memory. */
+  minorFaults: number;
 }
 
 function readProcs(): Map<number, Proc> {
@@ -18,7 +20,7 @@ function readProcs(): Map<number, Proc> {
       // The command name may hold spaces and parentheses: the fields start after its last ')'.
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       const ticks = Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
-      procs.set(Number(entry), { pid: Number(entry), ppid: Number(f[1]), cpu: ticks / TICKS_PER_SECOND });
+      procs.set(Number(entry), { pid: Number(entry), ppid: Number(f[1]), cpu: ticks / TICKS_PER_SECOND, minorFaults: Number(f[7]) });
     } catch {
       // gone meanwhile
     }
@@ -35,15 +37,15 @@ const labelOf = (pid: number): string | undefined => {
   }
 };
 
-/**
- * CPU seconds used so far by each service this process started (its whole process tree: a renderer's
- * Chromium processes count as the renderer's), by service name; replicas add up.
- */
-export function cpuByService(root = process.pid): Record<string, number> {
+/** `measure` summed over each service this process started (its whole process tree), by service name; replicas add up. */
+function byService(measure: (p: Proc) => number, root: number): Record<string, number> {
   const procs = readProcs();
   const children = new Map<number, number[]>();
   for (const p of procs.values()) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p.pid]);
-  const subtree = (pid: number): number => (procs.get(pid)?.cpu ?? 0) + (children.get(pid) ?? []).reduce((s, c) => s + subtree(c), 0);
+  const subtree = (pid: number): number => {
+    const p = procs.get(pid);
+    return (p ? measure(p) : 0) + (children.get(pid) ?? []).reduce((s, c) => s + subtree(c), 0);
+  };
   const out: Record<string, number> = {};
   const visit = (pid: number) => {
     for (const child of children.get(pid) ?? []) {
@@ -55,6 +57,15 @@ export function cpuByService(root = process.pid): Record<string, number> {
   visit(root);
   return out;
 }
+
+/**
+ * CPU seconds used so far by each service this process started (its whole process tree: a renderer's
+ * Chromium processes count as the renderer's), by service name; replicas add up.
+ */
+export const cpuByService = (root = process.pid): Record<string, number> => byService((p) => p.cpu, root);
+
+/** Minor page faults so far of each service this process started, counted like `cpuByService`. */
+export const minorFaultsByService = (root = process.pid): Record<string, number> => byService((p) => p.minorFaults, root);
 
 export const cpuDelta = (before: Record<string, number>, after: Record<string, number>) =>
   Object.fromEntries(Object.keys(after).map((k) => [k, after[k]! - (before[k] ?? 0)]));

@@ -8,7 +8,7 @@ import type { Stack } from '@app/stack';
 import { startWebhookReceiver } from '@app/testkit';
 import { percentile } from '../stats.js';
 import { benchAccounts, createTasks } from '../bench-tasks.js';
-import { stackUse, useBetween } from '../process-cpu.js';
+import { cpuByService, cpuDelta, minorFaultsByService } from '../capacity/process-cpu.js';
 
 export interface MonitoringResult {
   tasks: number;
@@ -119,7 +119,8 @@ export async function monitoringScenario(opts: { stack: Stack; tasks: number; se
     opts.log(`baselines at ${new Date(first).toISOString()}, changes at ${new Date(second).toISOString()}`);
     const deadline = second + 60_000;
     while (Date.now() < second) await new Promise((r) => setTimeout(r, 20));
-    const useAtDue = stackUse(stack);
+    const cpuAtDue = cpuByService();
+    const faultsAtDue = minorFaultsByService();
     const answered: Promise<void>[] = [];
     while (Date.now() < second + 10_000 && answered.length < opts.tasks) {
       for (const job of held.slice(answered.length)) {
@@ -131,7 +132,12 @@ export async function monitoringScenario(opts: { stack: Stack; tasks: number; se
     opts.log(`${held.length} jobs of the changed minute out and answered ${Date.now() - second} ms after it began`);
     const burst = () => held.filter((job) => comparedAt.has(job.run_id!)).length;
     while (Date.now() < deadline && burst() < opts.tasks) await new Promise((r) => setTimeout(r, 250));
-    opts.log(`CPU from the due minute to the last comparison (${Date.now() - second} ms): ${useBetween(useAtDue, stackUse(stack))}`);
+    const cpu = cpuDelta(cpuAtDue, cpuByService());
+    const faults = cpuDelta(faultsAtDue, minorFaultsByService());
+    const use = Object.entries(cpu)
+      .sort((a, b) => b[1] - a[1])
+      .map(([service, seconds]) => `${service} ${seconds.toFixed(1)} s (${(faults[service] ?? 0).toLocaleString('en')} page faults)`);
+    opts.log(`CPU from the due minute to the last comparison (${Date.now() - second} ms): ${use.join(', ')}`);
     const dueToCompared = held.map((job) => comparedAt.get(job.run_id!)).flatMap((t) => (t === undefined ? [] : [t - second]));
     await new Promise((r) => setTimeout(r, 5_000)); // the last webhooks
     const hooks = [...receiver.received];
