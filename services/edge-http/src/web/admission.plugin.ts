@@ -6,6 +6,7 @@ import { isTrueParam, planRestrictedFeaturesOf } from '@app/render-params';
 import { accessKeyOf, inputOf, rawQueryOf } from './access-key.js';
 import { routeOf } from './route-of.js';
 import type { HeldReservation } from './reservation.js';
+import { CallerGone } from './caller-gone.js';
 
 const EMPTY = new Uint8Array();
 /** The longest an answer waits for its reservation's end to be told to auth-quota. */
@@ -24,8 +25,8 @@ declare module 'fastify' {
     reservation?: HeldReservation;
     /** Set when admission deferred the quota: reserves it (once) before the request renders. */
     reserveDeferredQuota?: () => Promise<void>;
-    /** A render's: aborted when its caller goes away before it is answered (its timeout, a closed connection). */
-    callerGone?: AbortSignal;
+    /** A render's: its caller went away before it was answered (its timeout, a closed connection). */
+    callerGone?: CallerGone;
     rawBody?: Buffer;
   }
 }
@@ -96,11 +97,11 @@ export const admissionPlugin = fp(async (app: FastifyInstance, opts: AdmissionOp
 
   /** A render whose caller goes away before its answer: abandoned, and its reservation released at once. */
   const watchCaller = (request: FastifyRequest, reply: FastifyReply) => {
-    const gone = new AbortController();
-    request.callerGone = gone.signal;
+    const gone = new CallerGone();
+    request.callerGone = gone;
     reply.raw.once('close', () => {
       if (reply.raw.writableFinished) return;
-      gone.abort();
+      gone.leave();
       void endReservation(request, false);
     });
   };
@@ -113,7 +114,7 @@ export const admissionPlugin = fp(async (app: FastifyInstance, opts: AdmissionOp
       request.reserveDeferredQuota = async () => {
         request.reserveDeferredQuota = undefined;
         request.reservation = { id: await admitter.reserve(admitted.account.accountId, settler), settler };
-        if (request.callerGone?.aborted) void endReservation(request, false);
+        if (request.callerGone?.gone) void endReservation(request, false);
       };
     }
     void reply.headers({

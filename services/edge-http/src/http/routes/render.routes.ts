@@ -55,7 +55,7 @@ export async function renderRoutes(app: FastifyInstance, opts: RenderRoutesOptio
       }
       // The caller's answer ends this render's reservation (the admission hook); one gone abandons the render.
       const reservationId = await reserveDeferredQuota(request);
-      const outcome = await opts.renderSync({ accountId, operation, params, reservationId, callerGone: request.callerGone });
+      const outcome = await opts.renderSync({ accountId, operation, params, reservationId, callerGone: request.callerGone?.signal });
       return send(reply, outcome, params.attachment_name);
     };
     // Not async: a synchronous cache hit this edge holds in memory is answered without a promise.
