@@ -104,15 +104,17 @@ async function throughput(ctx: Ctx) {
 }
 
 /**
- * Scenarios (3) and (4) run interleaved with their floor's run, in slices of equal length in the order
- * floor, ours, ours, floor, repeated (so a machine whose speed drifts during the run weighs on both
- * alike); each side's figures are those of all its slices together (requests/s over their whole time,
- * percentiles over every request).
+ * (10)'s cache hits on one NATS server and on a cluster: each side's 10 s in slices of 5 s, interleaved
+ * (scenarios/nats-cluster.ts).
  */
 const LOAD_SECONDS = quick ? 4 : 10;
 const SLICE_SECONDS = quick ? 2 : 5;
 
-/** Scenario `id` interleaved with the floor's run (scenarios/beside-the-floor.ts); its rows go to the table. */
+/**
+ * Scenario `id` in three runs a side alternating with the floor's (floor, ours | ours, floor | floor, ours,
+ * so a machine whose speed drifts weighs on both alike), each side's figure the median of its runs
+ * (scenarios/beside-the-floor.ts); its rows go to the table.
+ */
 async function loadBesideFloor(
   ctx: Ctx,
   floor: { port: number },

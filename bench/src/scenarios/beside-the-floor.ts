@@ -1,14 +1,14 @@
 import type { Row } from '../report.js';
-import { round } from '../stats.js';
-import { httpLoad, mergeRuns, type HttpLoadResult } from './http-load.js';
+import { median, round } from '../stats.js';
+import { httpLoad, type HttpLoadResult } from './http-load.js';
 
-// (3) and (4): the edge's run interleaved with the floor's under the same requests, in slices.
+// (3) and (4): the edge's runs alternating with the floor's under the same requests, three runs a side.
 //
-// Each slice is a wrk run of its own, which opens its 32 connections anew: 32 TLS handshakes (about 2.3 ms
-// of the server's CPU each on a 2-core machine) while the first requests wait. Two slices a side keep
-// that burst to twice in each side's 10 s (a single 10 s run has it once); five 2 s slices a side put it
-// five times into a keep-alive hit's p99. wrk takes whole seconds. Each server first gets unmeasured load
-// (compiled code and a busy key's rate lease are steady by then).
+// Each run is a wrk run of its own, which opens its 32 connections anew: 32 TLS handshakes (about 2.3 ms
+// of the server's CPU each on a 2-core machine) while the first requests wait. A 10 s run has that burst
+// once, a small part of a keep-alive hit's p99. Each server first gets unmeasured load (compiled code and
+// a busy key's rate lease are steady by then). A side's figure is the median of its three runs, so one
+// run the machine slowed (a neighbour on the host, a collection at the wrong moment) cannot decide it.
 
 const loadOptions = (port: number, accessKey: string, body: Record<string, unknown>, path: string, seconds: number) => ({
   url: `https://127.0.0.1:${port}${path}`,
@@ -19,12 +19,33 @@ const loadOptions = (port: number, accessKey: string, body: Record<string, unkno
   seconds,
 });
 
-/** A load's figures without its latency distribution (which only merging needs). */
-const figures = ({ latencyUs: _, ...rest }: HttpLoadResult) => rest;
+/** A load's figures without its latency distribution. */
+type Figures = Omit<HttpLoadResult, 'latencyUs'>;
+const figuresOf = ({ latencyUs: _, ...rest }: HttpLoadResult): Figures => rest;
+
+/** One side's runs: each run's figures, and the median of their requests/s and of their p99s. */
+export interface SideFigures {
+  requestsPerSecond: number;
+  p99Ms: number;
+  p50Ms: number;
+  runs: Figures[];
+}
+
+export function medianOfRuns(runs: HttpLoadResult[]): SideFigures {
+  if (runs.length === 0) throw new Error('no runs');
+  return {
+    requestsPerSecond: median(runs.map((r) => r.requestsPerSecond)),
+    p99Ms: median(runs.map((r) => r.p99Ms)),
+    p50Ms: median(runs.map((r) => r.p50Ms)),
+    runs: runs.map(figuresOf),
+  };
+}
 
 /**
- * Scenario `id` interleaved with the floor's run under the same requests (and, when given, with the run of
- * a floor that coalesces its writes as the edge does), all warmed first; a row each for requests/s and p99.
+ * Scenario `id` in runs alternating with the floor's under the same requests (and, when given, with the runs
+ * of a floor that coalesces its writes as the edge does, and of the edge without coalesced writes), all
+ * warmed first: three rounds, each a run of every server, in the order floor … ours, then ours … floor,
+ * then floor … ours again. A row each for requests/s and p99, each the median of a side's three runs.
  */
 export async function besideFloorScenario(opts: {
   /** The edge measured. */
@@ -41,11 +62,11 @@ export async function besideFloorScenario(opts: {
   log: (message: string) => void;
 }) {
   const { floor, id, label, accessKey, body, coalescedFloor, uncoalesced, log } = opts;
-  const LOAD_SECONDS = opts.quick ? 4 : 10;
-  const SLICE_SECONDS = opts.quick ? 2 : 5;
+  const RUN_SECONDS = opts.quick ? 2 : 10;
+  const ROUNDS = 3;
   const WARMUP_SECONDS = opts.quick ? 2 : 3;
   const rows: Row[] = [];
-  log(`${label} (interleaved with the floor's run${coalescedFloor ? ` and the coalescing floor's` : ''}${uncoalesced ? ", and the edge's without coalesced writes" : ''})`);
+  log(`${label} (${ROUNDS} runs a side alternating with the floor's${coalescedFloor ? ` and the coalescing floor's` : ''}${uncoalesced ? ", and the edge's without coalesced writes" : ''})`);
   const servers = [
     { port: floor.port, path: '/', runs: [] as HttpLoadResult[] },
     ...(coalescedFloor ? [{ port: coalescedFloor.port, path: '/', runs: [] as HttpLoadResult[] }] : []),
@@ -53,10 +74,10 @@ export async function besideFloorScenario(opts: {
     { port: opts.ours.port, path: '/v1/screenshot', runs: [] as HttpLoadResult[] },
   ];
   for (const s of servers) await httpLoad(loadOptions(s.port, accessKey, body, s.path, WARMUP_SECONDS));
-  const slices = servers.map((s) => async () => void s.runs.push(await httpLoad(loadOptions(s.port, accessKey, body, s.path, SLICE_SECONDS))));
-  // floor, (coalescing floor,) ours | ours, (coalescing floor,) floor | ...
-  for (let i = 0; i < LOAD_SECONDS / SLICE_SECONDS; i++) for (const slice of i % 2 === 0 ? slices : [...slices].reverse()) await slice();
-  const [base, ...rest] = servers.map((s) => mergeRuns(s.runs));
+  const runs = servers.map((s) => async () => void s.runs.push(await httpLoad(loadOptions(s.port, accessKey, body, s.path, RUN_SECONDS))));
+  // floor, (coalescing floor, uncoalesced,) ours | ours, (uncoalesced, coalescing floor,) floor | floor, ...
+  for (let i = 0; i < ROUNDS; i++) for (const run of i % 2 === 0 ? runs : [...runs].reverse()) await run();
+  const [base, ...rest] = servers.map((s) => medianOfRuns(s.runs));
   const ours = rest.pop()!;
   const notCoalesced = uncoalesced ? rest.pop() : undefined;
   const coalesced = rest[0];
@@ -69,9 +90,9 @@ export async function besideFloorScenario(opts: {
   }
   return {
     rows,
-    ours: figures(ours),
-    floor: figures(base!),
-    ...(coalesced ? { coalescedFloor: figures(coalesced) } : {}),
-    ...(notCoalesced ? { uncoalesced: figures(notCoalesced) } : {}),
+    ours,
+    floor: base!,
+    ...(coalesced ? { coalescedFloor: coalesced } : {}),
+    ...(notCoalesced ? { uncoalesced: notCoalesced } : {}),
   };
 }
