@@ -22,11 +22,14 @@ export function currentTraceId(): string | undefined {
 
 /**
  * Names the HTTP server span of the current request after its route template (`POST /v1/tasks/:id`),
- * which the request listener cannot know: call it once the framework has matched the route.
+ * which the request listener cannot know: call it once the framework has matched the route. Given as a
+ * function, the route is read only when the span is recorded.
  */
-export function nameHttpRoute(method: string, route: string): void {
+export function nameHttpRoute(method: string, routeOf: string | (() => string | undefined)): void {
   const span = trace.getActiveSpan();
   if (!span?.isRecording()) return;
+  const route = typeof routeOf === 'string' ? routeOf : routeOf();
+  if (route === undefined) return;
   span.updateName(`${method} ${route}`);
   span.setAttribute('http.route', route);
 }

@@ -9,7 +9,7 @@ import type { Admitter, ReservationOutcomes } from '../application/ports.js';
 import type { RenderSync } from '../application/render-sync.js';
 import type { AsyncHttpDeps } from '../results/index.js';
 import { taskRoutes, type TaskScheduler } from '../tasks/index.js';
-import { SECURITY_HEADERS, admissionPlugin, decorateMatchedRoute, routeOf } from '../web/index.js';
+import { SECURITY_HEADERS, admissionPlugin, matchRoutes, routeOf } from '../web/index.js';
 import { clientErrorHandler, errorHandler, frameworkErrorHandler, notFoundHandler, requestIdOf } from './errors.js';
 import { coalesceSocketWrites } from './coalesced-writes.js';
 import { availabilityPlugin } from './plugins/availability.plugin.js';
@@ -108,7 +108,7 @@ export async function buildServer(deps: HttpDeps): Promise<FastifyInstance> {
   let closing = false;
   // HTTP server latency and status by route template (probes are not traffic).
   const recordHttp = httpServerDuration();
-  decorateMatchedRoute(app);
+  matchRoutes(app);
   app.addHook('onResponse', (request, reply, done) => {
     const route = routeOf(request).url;
     if (route && !UNTRACED_PATHS.has(route)) recordHttp(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
@@ -118,8 +118,8 @@ export async function buildServer(deps: HttpDeps): Promise<FastifyInstance> {
     closing = true;
   });
   app.addHook('onRequest', (request, reply, done) => {
-    const route = routeOf(request).url;
-    if (route) nameHttpRoute(request.method, route);
+    // Only a recorded span reads the route (before the route's own hooks: a refusal here is named too).
+    nameHttpRoute(request.method, () => routeOf(request).url);
     void reply.headers(security).header('x-service-request-id', requestIdOf());
     if (closing) {
       void reply.header('connection', 'close');

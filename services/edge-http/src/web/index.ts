@@ -5,6 +5,6 @@
  */
 export { admissionPlugin } from './admission.plugin.js';
 export { accessKeyOf, inputOf, rawQueryOf } from './access-key.js';
-export { decorateMatchedRoute, routeOf } from './route-of.js';
+export { matchRoutes, routeOf, type MatchedRoute } from './route-of.js';
 export { filesBaseUrl, reserveDeferredQuota, type HeldReservation } from './reservation.js';
 export { SECURITY_HEADERS } from './security-headers.js';
