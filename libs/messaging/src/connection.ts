@@ -5,9 +5,11 @@ export type { NatsConnection } from '@nats-io/transport-node';
 /**
  * Connects to NATS (`servers`: one URL, or every server of a cluster comma-separated; the client reconnects
  * to whichever of them answers, and learns the cluster's other members from the one it reached), retrying the first connection for up to `waitMs` (services start in any order),
- * and reconnecting for ever afterwards. `asyncTraces: false` stops the client from capturing a stack trace
- * for every request and JetStream publish (a failed one then reports less context): worth it for a
- * publisher of thousands of messages a second.
+ * and reconnecting for ever afterwards. The client captures no stack trace for each request and JetStream
+ * publish unless `asyncTraces` is set (to find where a failing request was made): every service is a busy
+ * requester (a render costs the edge and the renderer a dozen requests), and an Error built per request was
+ * 2% of the edge's CPU under renders. A failed request then reports the error NATS gave (a timeout, no
+ * responders) without the caller's stack; bus-errors.ts and the start gate read both shapes.
  */
 export async function connectNats(opts: { servers: string; name: string; waitMs?: number; asyncTraces?: boolean }): Promise<NatsConnection> {
   const deadline = Date.now() + (opts.waitMs ?? 15_000);
@@ -19,7 +21,7 @@ export async function connectNats(opts: { servers: string; name: string; waitMs?
         name: opts.name,
         maxReconnectAttempts: -1,
         reconnectTimeWait: 250,
-        noAsyncTraces: opts.asyncTraces === false,
+        noAsyncTraces: opts.asyncTraces !== true,
       });
     } catch (err) {
       lastError = err;

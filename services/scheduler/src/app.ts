@@ -80,7 +80,7 @@ export async function createApp(config: SchedulerConfig, logger: Logger, o: Part
   const clock = o.clock ?? { now: () => new Date() };
   const store = o.store ?? (await openStore(config));
   // A minute's runs are many JetStream publishes (the jobs, run-started events): no stack per publish.
-  const nats = o.nats ?? (await connectNats({ servers: config.natsUrl, name: 'scheduler', asyncTraces: false }));
+  const nats = o.nats ?? (await connectNats({ servers: config.natsUrl, name: 'scheduler' }));
   await ensureTopology(nats, { replicas: config.natsReplicas });
   const js = jetstream(nats);
   // A minute's jobs go out in one burst: their acknowledgements come back on one subscription.
