@@ -37,6 +37,8 @@ const LIKE_BASELINE = { block_annoyance: 'none' };
 // The bench measures the service, not the plan: no rate limit or quota gets in the way, and an account may have
 // the most renders in flight a plan can allow (auth-quota's bound).
 const UNLIMITED = { PLAN_SCALE_RATE_LIMIT: '100000000', PLAN_SCALE_QUOTA: '100000000', PLAN_SCALE_RENDERS_IN_FLIGHT: '1000' };
+/** Render slots of the bench's renderer (RENDERER_CONCURRENCY): (7) reports memory per slot. */
+const SLOTS = 8;
 const rows: Row[] = [];
 const results: Record<string, unknown> = { date: new Date().toISOString(), machine: { cores: cpus().length }, quick };
 
@@ -197,6 +199,7 @@ async function memory(ctx: Ctx) {
   results.memory = r;
   rows.push({ scenario: '(7) renderer RSS after 10 renders', metric: 'MiB', ours: round(r.after10Kb / 1024) });
   rows.push({ scenario: `(7) renderer RSS after ${total} renders`, metric: 'MiB', ours: round(r.after1000Kb / 1024) });
+  rows.push({ scenario: `(7) renderer RSS after ${total} renders, per slot (${SLOTS} slots)`, metric: 'MiB', ours: round(r.after1000Kb / 1024 / SLOTS) });
 }
 
 async function elementCapture(ctx: Ctx) {
@@ -327,7 +330,7 @@ try {
       // (3) also measures a second edge whose writes are not coalesced (idle otherwise).
       edges: want(3) ? 2 : 1,
       edgeEnv: [{}, { EDGE_COALESCE_WRITES: '0' }],
-      env: { ALLOW_PRIVATE_TARGETS: '1', LOG_LEVEL: 'warn', RENDERER_CONCURRENCY: '8', ...UNLIMITED },
+      env: { ALLOW_PRIVATE_TARGETS: '1', LOG_LEVEL: 'warn', RENDERER_CONCURRENCY: String(SLOTS), ...UNLIMITED },
     });
     const baselines = await startBaselines();
     const client = serviceClient({ baseUrl: `https://127.0.0.1:${stack.port}`, ca: stack.certPem, accessKey: stack.demo.accessKey });
@@ -353,7 +356,7 @@ try {
   }
   if (want(9)) await monitoring(url);
   if (want(10)) {
-    const env = { ALLOW_PRIVATE_TARGETS: '1', LOG_LEVEL: 'warn', RENDERER_CONCURRENCY: '8', ...UNLIMITED };
+    const env = { ALLOW_PRIVATE_TARGETS: '1', LOG_LEVEL: 'warn', RENDERER_CONCURRENCY: String(SLOTS), ...UNLIMITED };
     const r = await natsClusterScenario({ url, env, renders: quick ? 10 : 30, loadSeconds: LOAD_SECONDS, sliceSeconds: SLICE_SECONDS, log });
     results.nats_cluster = r.result;
     rows.push(...r.rows);

@@ -19,7 +19,8 @@ export const TARGETS: readonly Target[] = [
   { name: 'concurrency 8, like for like', scenario: '(2) screenshots, concurrency 8, baseline (a) on the headless shell', metric: 'renders/s', of: 'a', bound: { atLeast: 0.92 }, unit: 'x of (a)' },
   { name: 'cache hits, requests a second', scenario: '(3) cache hits over HTTPS', metric: 'requests/s', of: 'floor', bound: { atLeast: 0.85 }, unit: 'x of the floor' },
   { name: 'cache hits, p99', scenario: '(3) cache hits over HTTPS', metric: 'p99 ms', of: 'floor', bound: { atMost: 1.3 }, unit: 'x of the floor' },
-  { name: "a render's memory, 4 slots after 1,000 renders", scenario: '(7) renderer RSS after 1000 renders', metric: 'MiB', of: 'ours', bound: { atMost: 786.6 }, unit: 'MiB' },
+  // 786.6 MiB for the renderer's 8 slots (the bench's RENDERER_CONCURRENCY) in the run of 2026-11-28 16:56.
+  { name: "a render's memory, per slot after 1,000 renders", scenario: '(7) renderer RSS after 1000 renders, per slot (8 slots)', metric: 'MiB', of: 'ours', bound: { atMost: 98.3 }, unit: 'MiB' },
   { name: '10,000 tasks a minute, one scheduler, all in their minute', scenario: '(6) 10000 every_minute tasks of 100 accounts, one scheduler: due → job published', metric: 'jobs in the minute', of: 'ours', bound: { atLeast: 10_000 }, unit: 'jobs' },
   { name: '10,000 tasks a minute, none twice or early', scenario: '(6) 10000 every_minute tasks of 100 accounts, one scheduler: due → job published', metric: 'jobs published twice or early', of: 'ours', bound: { atMost: 0 }, unit: 'jobs' },
   { name: '1,000 visual monitors, due → compared, p99', scenario: '(9) 1000 every_minute visual monitors (1280×1080 PNG), all changed, SCHEDULER_CONCURRENCY=16: due → compared', metric: 'p99 ms', of: 'ours', bound: { below: 30_000 }, unit: 'ms' },
