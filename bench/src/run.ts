@@ -12,7 +12,7 @@ import { serviceClient, type ServiceClient } from './client.js';
 import { BENCH_ROUTES } from './fixture-page.js';
 import { latencyScenario } from './scenarios/latency.js';
 import { defaultVsNoneScenario } from './scenarios/default-vs-none.js';
-import { throughputScenario } from './scenarios/throughput.js';
+import { throughputScenario, type CpuPerRender } from './scenarios/throughput.js';
 import { besideFloorScenario } from './scenarios/beside-the-floor.js';
 import { startHttpsFloor } from './https-floor.js';
 import { memoryScenario } from './scenarios/memory.js';
@@ -99,7 +99,11 @@ async function throughput(ctx: Ctx) {
   try {
     const r = await throughputScenario({ ...ctx, baselines: shell, concurrency: 8, renders: quick ? 16 : 64, rounds: 3, params: LIKE_BASELINE, accessKeys: ctx.accessKeys });
     results.throughput_c8_shell = r;
+    const cpu = (side: CpuPerRender) =>
+      `${side.machine} ms on the machine; ${Object.entries(side.byService).sort((x, y) => y[1] - x[1]).map(([service, ms]) => `${service} ${ms}`).join(', ')}`;
+    log(`CPU a render at concurrency 8 on the headless shell: ours ${cpu(r.cpuMsPerRender.ours)}; (a) ${cpu(r.cpuMsPerRender.freshContext)}`);
     rows.push({ scenario: '(2) screenshots, concurrency 8, baseline (a) on the headless shell', metric: 'renders/s', ours: round(r.ours, 2), a: round(r.freshContext, 2) });
+    rows.push({ scenario: '(2) screenshots, concurrency 8, baseline (a) on the headless shell', metric: 'CPU ms a render (machine)', ours: r.cpuMsPerRender.ours.machine, a: r.cpuMsPerRender.freshContext.machine });
   } finally {
     await shell.close();
   }

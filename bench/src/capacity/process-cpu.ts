@@ -69,3 +69,14 @@ export const minorFaultsByService = (root = process.pid): Record<string, number>
 
 export const cpuDelta = (before: Record<string, number>, after: Record<string, number>) =>
   Object.fromEntries(Object.keys(after).map((k) => [k, after[k]! - (before[k] ?? 0)]));
+
+/**
+ * CPU seconds the whole machine has spent busy so far (every process, the kernel's interrupts included:
+ * user, nice, system, irq, softirq and steal of /proc/stat), for what no service owns (the bench's own
+ * processes and a baseline's browser).
+ */
+export function machineBusySeconds(): number {
+  const cpu = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = cpu;
+  return (user + nice + system + irq + softirq + steal) / TICKS_PER_SECOND;
+}

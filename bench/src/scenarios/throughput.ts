@@ -1,12 +1,37 @@
 import type { Baselines, ImageType } from '../baselines.js';
 import type { ServiceClient } from '../client.js';
 import { runConcurrently } from '../stats.js';
+import { cpuByService, cpuDelta, machineBusySeconds } from '../capacity/process-cpu.js';
 
 export interface ThroughputResult {
   concurrency: number;
   ours: number;
   freshContext: number;
+  /**
+   * CPU milliseconds a render, over every round of each side: the machine's, and each service's (a
+   * renderer's with its Chromium). What no service owns is the bench's: its clients, and (a)'s browser.
+   */
+  cpuMsPerRender: { ours: CpuPerRender; freshContext: CpuPerRender };
 }
+
+export interface CpuPerRender {
+  machine: number;
+  byService: Record<string, number>;
+}
+
+/** Runs `run` and adds the CPU it took (the machine's, each service's) to `into`. */
+async function measured(into: { machine: number; byService: Record<string, number> }, run: () => Promise<number>): Promise<number> {
+  const [machine, services] = [machineBusySeconds(), cpuByService()];
+  const ms = await run();
+  into.machine += machineBusySeconds() - machine;
+  for (const [service, seconds] of Object.entries(cpuDelta(services, cpuByService()))) into.byService[service] = (into.byService[service] ?? 0) + seconds;
+  return ms;
+}
+
+const perRender = (total: { machine: number; byService: Record<string, number> }, renders: number): CpuPerRender => ({
+  machine: Math.round((total.machine * 1000) / renders),
+  byService: Object.fromEntries(Object.entries(total.byService).map(([service, seconds]) => [service, Math.round((seconds * 1000) / renders)])),
+});
 
 /** Screenshots per second at a fixed concurrency, ours and baseline (a) alternately, best of `rounds`. */
 export async function throughputScenario(opts: {
@@ -26,15 +51,23 @@ export async function throughputScenario(opts: {
   const fresh = () => opts.baselines.freshContext(opts.url, 'screenshot', image);
   const oursRates: number[] = [];
   const freshRates: number[] = [];
+  const oursCpu = { machine: 0, byService: {} };
+  const freshCpu = { machine: 0, byService: {} };
   // Warm-up at the same concurrency.
   await runConcurrently(opts.concurrency, opts.concurrency, ours);
   await runConcurrently(opts.concurrency, opts.concurrency, fresh);
   for (let r = 0; r < opts.rounds; r++) {
-    const a = await runConcurrently(opts.renders, opts.concurrency, ours);
-    const b = await runConcurrently(opts.renders, opts.concurrency, fresh);
+    const a = await measured(oursCpu, () => runConcurrently(opts.renders, opts.concurrency, ours));
+    const b = await measured(freshCpu, () => runConcurrently(opts.renders, opts.concurrency, fresh));
     oursRates.push((opts.renders * 1000) / a);
     freshRates.push((opts.renders * 1000) / b);
   }
   const sorted = (v: number[]) => [...v].sort((x, y) => x - y)[Math.floor(v.length / 2)]!;
-  return { concurrency: opts.concurrency, ours: sorted(oursRates), freshContext: sorted(freshRates) };
+  const renders = opts.renders * opts.rounds;
+  return {
+    concurrency: opts.concurrency,
+    ours: sorted(oursRates),
+    freshContext: sorted(freshRates),
+    cpuMsPerRender: { ours: perRender(oursCpu, renders), freshContext: perRender(freshCpu, renders) },
+  };
 }
