@@ -1,3 +1,5 @@
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { createLogger } from '@app/logging';
@@ -257,6 +259,41 @@ describe('edge-http routes', () => {
       const res = await app.inject({ method: 'POST', url: '/v1/scrape', headers: { 'x-access-key': VALID_KEY }, payload: { url: 'http://a.test/' } });
       expect(res.statusCode).toBe(400);
       expect(res.json()).toMatchObject({ code: 'selector_not_found', message: 'click_selector: no element matches #x.' });
+    });
+  });
+
+  describe('When the caller of a synchronous render goes away before its answer', () => {
+    it('should abort the render it waits for and release its reservation uncharged', async () => {
+      const ended = vi.fn<ReservationOutcomes['ended']>(async () => undefined);
+      const signals: AbortSignal[] = [];
+      const server = await buildServer({
+        logger: createLogger('edge-http-test', { level: 'silent' }),
+        bodyLimitBytes: 1024 * 1024,
+        authQuota,
+        reservations: { ended },
+        renderSync: async (input) => {
+          // A render that lasts until its caller is gone.
+          const signal = input.callerGone!;
+          signals.push(signal);
+          await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+          throw new AppError('render_failed', 'abandoned');
+        },
+        health: async () => ({}),
+      });
+      await server.listen({ port: 0, host: '127.0.0.1' });
+      try {
+        const { port } = server.server.address() as AddressInfo;
+        const req = httpRequest({ port, method: 'POST', path: '/v1/screenshot', headers: { 'x-access-key': VALID_KEY, 'content-type': 'application/json' } });
+        req.on('error', () => undefined);
+        req.end(JSON.stringify({ url: 'http://a.test/' }));
+        await vi.waitFor(() => expect(signals).toHaveLength(1), { timeout: 5_000 });
+        expect(signals[0]!.aborted).toBe(false);
+        req.destroy();
+        await vi.waitFor(() => expect(signals[0]!.aborted).toBe(true), { timeout: 5_000 });
+        await vi.waitFor(() => expect(ended).toHaveBeenCalledWith({ accountId: 'acc_1', reservationId: 'r1', succeeded: false }), { timeout: 5_000 });
+      } finally {
+        await server.close();
+      }
     });
   });
 });
