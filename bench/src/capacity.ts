@@ -16,7 +16,7 @@ import { freePort, natsServerBinary } from '@app/stack';
 import { startFixtureServer, startTestStack } from '@app/testkit';
 import { eventRows, rowsDelta } from './capacity/event-rows.js';
 import { natsCounts, perOperation } from './capacity/nats-monitor.js';
-import { cpuByService, cpuDelta } from './capacity/process-cpu.js';
+import { cpuByServiceSince, snapshotProcesses } from './capacity/process-cpu.js';
 import { serviceClient } from './client.js';
 import { BENCH_ROUTES } from './fixture-page.js';
 import { runConcurrently } from './stats.js';
@@ -45,13 +45,13 @@ const results: Record<string, unknown> = { date: new Date().toISOString(), cores
 
 /** Runs `fn` (`operations` of them), waits for what it set off to settle, and records what each cost. */
 async function measure(name: string, operations: number, fn: () => Promise<unknown>, settleMs = 2_000) {
-  const before = { cpu: cpuByService(), nats: await natsCounts(monitor), rows: Object.fromEntries(Object.entries(stores).map(([s, p]) => [s, eventRows(p)])) };
+  const before = { processes: snapshotProcesses(), nats: await natsCounts(monitor), rows: Object.fromEntries(Object.entries(stores).map(([s, p]) => [s, eventRows(p)])) };
   const start = performance.now();
   await fn();
   const seconds = (performance.now() - start) / 1000;
   await sleep(settleMs);
-  const after = { cpu: cpuByService(), nats: await natsCounts(monitor), rows: Object.fromEntries(Object.entries(stores).map(([s, p]) => [s, eventRows(p)])) };
-  const cpu = cpuDelta(before.cpu, after.cpu);
+  const after = { cpu: cpuByServiceSince(before.processes), nats: await natsCounts(monitor), rows: Object.fromEntries(Object.entries(stores).map(([s, p]) => [s, eventRows(p)])) };
+  const cpu = after.cpu;
   const r = {
     operations,
     seconds: Number(seconds.toFixed(2)),

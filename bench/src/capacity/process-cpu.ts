@@ -5,13 +5,18 @@ const TICKS_PER_SECOND = 100;
 interface Proc {
   pid: number;
   ppid: number;
-  /** utime + stime + cutime + cstime, in seconds (children that exited and were waited for included). */
+  /** When the process started (clock ticks since boot): with the pid, who it is (pids are reused). */
+  startTicks: number;
+  /** utime + stime of the process itself, in seconds. */
   cpu: number;
   /** Pages mapped in on first touch (minor faults): freshly allocated memory. */
   minorFaults: number;
 }
 
-function readProcs(): Map<number, Proc> {
+/** Every process of the machine at one moment, by pid. */
+export type ProcessSnapshot = ReadonlyMap<number, Proc>;
+
+export function snapshotProcesses(): ProcessSnapshot {
   const procs = new Map<number, Proc>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -19,8 +24,8 @@ function readProcs(): Map<number, Proc> {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       // The command name may hold spaces and parentheses: the fields start after its last ')'.
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const ticks = Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
-      procs.set(Number(entry), { pid: Number(entry), ppid: Number(f[1]), cpu: ticks / TICKS_PER_SECOND, minorFaults: Number(f[7]) });
+      const pid = Number(entry);
+      procs.set(pid, { pid, ppid: Number(f[1]), startTicks: Number(f[19]), cpu: (Number(f[11]) + Number(f[12])) / TICKS_PER_SECOND, minorFaults: Number(f[7]) });
     } catch {
       // gone meanwhile
     }
@@ -37,14 +42,24 @@ const labelOf = (pid: number): string | undefined => {
   }
 };
 
-/** `measure` summed over each service this process started (its whole process tree), by service name; replicas add up. */
-function byService(measure: (p: Proc) => number, root: number): Record<string, number> {
-  const procs = readProcs();
+/**
+ * What each service this process started (its whole process tree: a renderer's Chromium processes count as
+ * the renderer's) did since `before`, by service name (replicas add up): for each of its processes now,
+ * `measure` now less `measure` then (all of it for a process started since). A process that ended in
+ * between (a recycled browser) is not counted: its last moments are lost, but a service's figure never
+ * goes below what its living processes did.
+ */
+function byServiceSince(before: ProcessSnapshot, measure: (p: Proc) => number, root: number): Record<string, number> {
+  const procs = snapshotProcesses();
   const children = new Map<number, number[]>();
   for (const p of procs.values()) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p.pid]);
+  const since = (p: Proc) => {
+    const then = before.get(p.pid);
+    return measure(p) - (then && then.startTicks === p.startTicks ? measure(then) : 0);
+  };
   const subtree = (pid: number): number => {
     const p = procs.get(pid);
-    return (p ? measure(p) : 0) + (children.get(pid) ?? []).reduce((s, c) => s + subtree(c), 0);
+    return (p ? since(p) : 0) + (children.get(pid) ?? []).reduce((s, c) => s + subtree(c), 0);
   };
   const out: Record<string, number> = {};
   const visit = (pid: number) => {
@@ -58,17 +73,12 @@ function byService(measure: (p: Proc) => number, root: number): Record<string, n
   return out;
 }
 
-/**
- * CPU seconds used so far by each service this process started (its whole process tree: a renderer's
- * Chromium processes count as the renderer's), by service name; replicas add up.
- */
-export const cpuByService = (root = process.pid): Record<string, number> => byService((p) => p.cpu, root);
+/** CPU seconds each service this process started has used since `before`, by service name (`byServiceSince`). */
+export const cpuByServiceSince = (before: ProcessSnapshot, root = process.pid): Record<string, number> => byServiceSince(before, (p) => p.cpu, root);
 
-/** Minor page faults so far of each service this process started, counted like `cpuByService`. */
-export const minorFaultsByService = (root = process.pid): Record<string, number> => byService((p) => p.minorFaults, root);
-
-export const cpuDelta = (before: Record<string, number>, after: Record<string, number>) =>
-  Object.fromEntries(Object.keys(after).map((k) => [k, after[k]! - (before[k] ?? 0)]));
+/** Minor page faults each service this process started has taken since `before`, counted like `cpuByServiceSince`. */
+export const minorFaultsByServiceSince = (before: ProcessSnapshot, root = process.pid): Record<string, number> =>
+  byServiceSince(before, (p) => p.minorFaults, root);
 
 /**
  * CPU seconds the whole machine has spent busy so far (every process, the kernel's interrupts included:

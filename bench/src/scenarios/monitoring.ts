@@ -8,7 +8,7 @@ import type { Stack } from '@app/stack';
 import { startWebhookReceiver } from '@app/testkit';
 import { percentile } from '../stats.js';
 import { benchAccounts, createTasks } from '../bench-tasks.js';
-import { cpuByService, cpuDelta, minorFaultsByService } from '../capacity/process-cpu.js';
+import { cpuByServiceSince, minorFaultsByServiceSince, snapshotProcesses } from '../capacity/process-cpu.js';
 
 export interface MonitoringResult {
   tasks: number;
@@ -119,8 +119,7 @@ export async function monitoringScenario(opts: { stack: Stack; tasks: number; se
     opts.log(`baselines at ${new Date(first).toISOString()}, changes at ${new Date(second).toISOString()}`);
     const deadline = second + 60_000;
     while (Date.now() < second) await new Promise((r) => setTimeout(r, 20));
-    const cpuAtDue = cpuByService();
-    const faultsAtDue = minorFaultsByService();
+    const atDue = snapshotProcesses();
     const answered: Promise<void>[] = [];
     while (Date.now() < second + 10_000 && answered.length < opts.tasks) {
       for (const job of held.slice(answered.length)) {
@@ -132,8 +131,8 @@ export async function monitoringScenario(opts: { stack: Stack; tasks: number; se
     opts.log(`${held.length} jobs of the changed minute out and answered ${Date.now() - second} ms after it began`);
     const burst = () => held.filter((job) => comparedAt.has(job.run_id!)).length;
     while (Date.now() < deadline && burst() < opts.tasks) await new Promise((r) => setTimeout(r, 250));
-    const cpu = cpuDelta(cpuAtDue, cpuByService());
-    const faults = cpuDelta(faultsAtDue, minorFaultsByService());
+    const cpu = cpuByServiceSince(atDue);
+    const faults = minorFaultsByServiceSince(atDue);
     const use = Object.entries(cpu)
       .sort((a, b) => b[1] - a[1])
       .map(([service, seconds]) => `${service} ${seconds.toFixed(1)} s (${(faults[service] ?? 0).toLocaleString('en')} page faults)`);

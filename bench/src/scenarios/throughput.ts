@@ -1,7 +1,7 @@
 import type { Baselines, ImageType } from '../baselines.js';
 import type { ServiceClient } from '../client.js';
 import { runConcurrently } from '../stats.js';
-import { cpuByService, cpuDelta, machineBusySeconds } from '../capacity/process-cpu.js';
+import { cpuByServiceSince, machineBusySeconds, snapshotProcesses } from '../capacity/process-cpu.js';
 
 export interface ThroughputResult {
   concurrency: number;
@@ -21,10 +21,10 @@ export interface CpuPerRender {
 
 /** Runs `run` and adds the CPU it took (the machine's, each service's) to `into`. */
 async function measured(into: { machine: number; byService: Record<string, number> }, run: () => Promise<number>): Promise<number> {
-  const [machine, services] = [machineBusySeconds(), cpuByService()];
+  const [machine, processes] = [machineBusySeconds(), snapshotProcesses()];
   const ms = await run();
   into.machine += machineBusySeconds() - machine;
-  for (const [service, seconds] of Object.entries(cpuDelta(services, cpuByService()))) into.byService[service] = (into.byService[service] ?? 0) + seconds;
+  for (const [service, seconds] of Object.entries(cpuByServiceSince(processes))) into.byService[service] = (into.byService[service] ?? 0) + seconds;
   return ms;
 }
 
