@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CallerGone } from './caller-gone.js';
 
 describe('CallerGone', () => {
-  it('aborts a signal asked for before the caller left, once it leaves', () => {
+  it('should abort a signal asked for before the caller left, once it leaves', () => {
     const caller = new CallerGone();
     const signal = caller.signal;
     let aborts = 0;
@@ -16,14 +16,14 @@ describe('CallerGone', () => {
     expect(aborts).toBe(1);
   });
 
-  it('hands out an aborted signal when first asked after the caller left', () => {
+  it('should hand out an aborted signal when first asked after the caller left', () => {
     const caller = new CallerGone();
     caller.leave();
     expect(caller.gone).toBe(true);
     expect(caller.signal.aborted).toBe(true);
   });
 
-  it('hands out one signal however often it is asked', () => {
+  it('should hand out one signal however often it is asked', () => {
     const caller = new CallerGone();
     expect(caller.signal).toBe(caller.signal);
   });
