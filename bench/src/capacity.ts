@@ -51,12 +51,11 @@ async function measure(name: string, operations: number, fn: () => Promise<unkno
   const seconds = (performance.now() - start) / 1000;
   await sleep(settleMs);
   const after = { cpu: cpuByServiceSince(before.processes), nats: await natsCounts(monitor), rows: Object.fromEntries(Object.entries(stores).map(([s, p]) => [s, eventRows(p)])) };
-  const cpu = after.cpu;
   const r = {
     operations,
     seconds: Number(seconds.toFixed(2)),
     perSecond: Number((operations / seconds).toFixed(1)),
-    cpuMsPerOperation: Object.fromEntries(Object.entries(cpu).map(([s, c]) => [s, Number(((c * 1000) / operations).toFixed(2))])),
+    cpuMsPerOperation: Object.fromEntries(Object.entries(after.cpu).map(([s, c]) => [s, Number(((c * 1000) / operations).toFixed(2))])),
     nats: perOperation(before.nats, after.nats, operations),
     eventStore: Object.fromEntries(Object.keys(stores).map((s) => [s, rowsDelta(before.rows[s]!, after.rows[s]!, operations)])),
     loadAverage: loadavg().map((n) => Number(n.toFixed(2))),

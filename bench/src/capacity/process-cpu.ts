@@ -42,30 +42,41 @@ const labelOf = (pid: number): string | undefined => {
   }
 };
 
+/** What a service's processes did since a snapshot. */
+export interface ServiceUse {
+  /** CPU seconds. */
+  cpu: number;
+  /** Minor page faults: pages of freshly allocated memory touched. */
+  minorFaults: number;
+}
+
 /**
  * What each service this process started (its whole process tree: a renderer's Chromium processes count as
- * the renderer's) did since `before`, by service name (replicas add up): for each of its processes now,
- * `measure` now less `measure` then (all of it for a process started since). A process that ended in
- * between (a recycled browser) is not counted: its last moments are lost, but a service's figure never
- * goes below what its living processes did.
+ * the renderer's) did since `before`, by service name (replicas add up), from one walk of /proc: for each
+ * of its processes now, its figures now less its figures then (all of them for a process started since).
+ * A process that ended in between (a recycled browser) is not counted: its last moments are lost, but a
+ * service's figure never goes below what its living processes did.
  */
-function byServiceSince(before: ProcessSnapshot, measure: (p: Proc) => number, root: number): Record<string, number> {
+export function useByServiceSince(before: ProcessSnapshot, root = process.pid): Record<string, ServiceUse> {
   const procs = snapshotProcesses();
   const children = new Map<number, number[]>();
   for (const p of procs.values()) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p.pid]);
-  const since = (p: Proc) => {
+  const add = (into: ServiceUse, p: Proc) => {
     const then = before.get(p.pid);
-    return measure(p) - (then && then.startTicks === p.startTicks ? measure(then) : 0);
+    const same = then !== undefined && then.startTicks === p.startTicks;
+    into.cpu += p.cpu - (same ? then.cpu : 0);
+    into.minorFaults += p.minorFaults - (same ? then.minorFaults : 0);
   };
-  const subtree = (pid: number): number => {
+  const addSubtree = (into: ServiceUse, pid: number) => {
     const p = procs.get(pid);
-    return (p ? since(p) : 0) + (children.get(pid) ?? []).reduce((s, c) => s + subtree(c), 0);
+    if (p) add(into, p);
+    for (const child of children.get(pid) ?? []) addSubtree(into, child);
   };
-  const out: Record<string, number> = {};
+  const out: Record<string, ServiceUse> = {};
   const visit = (pid: number) => {
     for (const child of children.get(pid) ?? []) {
       const label = labelOf(child);
-      if (label) out[label] = (out[label] ?? 0) + subtree(child);
+      if (label) addSubtree((out[label] ??= { cpu: 0, minorFaults: 0 }), child);
       else visit(child);
     }
   };
@@ -73,12 +84,9 @@ function byServiceSince(before: ProcessSnapshot, measure: (p: Proc) => number, r
   return out;
 }
 
-/** CPU seconds each service this process started has used since `before`, by service name (`byServiceSince`). */
-export const cpuByServiceSince = (before: ProcessSnapshot, root = process.pid): Record<string, number> => byServiceSince(before, (p) => p.cpu, root);
-
-/** Minor page faults each service this process started has taken since `before`, counted like `cpuByServiceSince`. */
-export const minorFaultsByServiceSince = (before: ProcessSnapshot, root = process.pid): Record<string, number> =>
-  byServiceSince(before, (p) => p.minorFaults, root);
+/** CPU seconds each service this process started has used since `before`, by service name (`useByServiceSince`). */
+export const cpuByServiceSince = (before: ProcessSnapshot, root = process.pid): Record<string, number> =>
+  Object.fromEntries(Object.entries(useByServiceSince(before, root)).map(([service, use]) => [service, use.cpu]));
 
 /**
  * CPU seconds the whole machine has spent busy so far (every process, the kernel's interrupts included:

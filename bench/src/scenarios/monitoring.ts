@@ -8,7 +8,7 @@ import type { Stack } from '@app/stack';
 import { startWebhookReceiver } from '@app/testkit';
 import { percentile } from '../stats.js';
 import { benchAccounts, createTasks } from '../bench-tasks.js';
-import { cpuByServiceSince, minorFaultsByServiceSince, snapshotProcesses } from '../capacity/process-cpu.js';
+import { snapshotProcesses, useByServiceSince } from '../capacity/process-cpu.js';
 
 export interface MonitoringResult {
   tasks: number;
@@ -131,11 +131,9 @@ export async function monitoringScenario(opts: { stack: Stack; tasks: number; se
     opts.log(`${held.length} jobs of the changed minute out and answered ${Date.now() - second} ms after it began`);
     const burst = () => held.filter((job) => comparedAt.has(job.run_id!)).length;
     while (Date.now() < deadline && burst() < opts.tasks) await new Promise((r) => setTimeout(r, 250));
-    const cpu = cpuByServiceSince(atDue);
-    const faults = minorFaultsByServiceSince(atDue);
-    const use = Object.entries(cpu)
-      .sort((a, b) => b[1] - a[1])
-      .map(([service, seconds]) => `${service} ${seconds.toFixed(1)} s (${(faults[service] ?? 0).toLocaleString('en')} page faults)`);
+    const use = Object.entries(useByServiceSince(atDue))
+      .sort((a, b) => b[1].cpu - a[1].cpu)
+      .map(([service, { cpu, minorFaults }]) => `${service} ${cpu.toFixed(1)} s (${minorFaults.toLocaleString('en')} page faults)`);
     opts.log(`CPU from the due minute to the last comparison (${Date.now() - second} ms): ${use.join(', ')}`);
     const dueToCompared = held.map((job) => comparedAt.get(job.run_id!)).flatMap((t) => (t === undefined ? [] : [t - second]));
     await new Promise((r) => setTimeout(r, 5_000)); // the last webhooks

@@ -19,8 +19,11 @@ export interface CpuPerRender {
   byService: Record<string, number>;
 }
 
+/** CPU seconds added up over runs: the machine's, and each service's. */
+type CpuTotals = { machine: number; byService: Record<string, number> };
+
 /** Runs `run` and adds the CPU it took (the machine's, each service's) to `into`. */
-async function measured(into: { machine: number; byService: Record<string, number> }, run: () => Promise<number>): Promise<number> {
+async function measured(into: CpuTotals, run: () => Promise<number>): Promise<number> {
   const [machine, processes] = [machineBusySeconds(), snapshotProcesses()];
   const ms = await run();
   into.machine += machineBusySeconds() - machine;
@@ -28,7 +31,7 @@ async function measured(into: { machine: number; byService: Record<string, numbe
   return ms;
 }
 
-const perRender = (total: { machine: number; byService: Record<string, number> }, renders: number): CpuPerRender => ({
+const perRender = (total: CpuTotals, renders: number): CpuPerRender => ({
   machine: Math.round((total.machine * 1000) / renders),
   byService: Object.fromEntries(Object.entries(total.byService).map(([service, seconds]) => [service, Math.round((seconds * 1000) / renders)])),
 });
@@ -51,8 +54,8 @@ export async function throughputScenario(opts: {
   const fresh = () => opts.baselines.freshContext(opts.url, 'screenshot', image);
   const oursRates: number[] = [];
   const freshRates: number[] = [];
-  const oursCpu = { machine: 0, byService: {} };
-  const freshCpu = { machine: 0, byService: {} };
+  const oursCpu: CpuTotals = { machine: 0, byService: {} };
+  const freshCpu: CpuTotals = { machine: 0, byService: {} };
   // Warm-up at the same concurrency.
   await runConcurrently(opts.concurrency, opts.concurrency, ours);
   await runConcurrently(opts.concurrency, opts.concurrency, fresh);
