@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BUCKETS, Objm, connectNats } from '@app/messaging';
 import { RENDER_PRODUCERS } from '@app/render-contracts';
 import {
   holdRoute,
@@ -74,6 +75,56 @@ describe('POST /v1/screenshot', () => {
       const res = await stack.call('POST', '/v1/screenshot', { headers: key(), json: { html, format: 'png' } });
       expect(res.status).toBe(200);
       expect(await pixelAt(res.body, 640, 540)).toEqual([0, 0, 255]);
+    });
+  });
+
+  describe('Where a synchronous result travels', () => {
+    const resultsBucket = async () => {
+      const nc = await connectNats({ servers: stack.natsUrl, name: 'e2e-results' });
+      return { store: await new Objm(nc).open(BUCKETS.renderResults.name), close: () => nc.close() };
+    };
+    /** The renderer's finished event of the one render `call` makes. */
+    const finishedOf = async (call: () => Promise<Awaited<ReturnType<TestStack['call']>>>) => {
+      const from = finished.events.length;
+      const res = await call();
+      await until(() => finished.events.slice(from).some((e) => e.producer === RENDER_PRODUCERS.renderer), 10_000, 'the finished event');
+      return { res, event: finished.events.slice(from).find((e) => e.producer === RENDER_PRODUCERS.renderer)! };
+    };
+
+    describe('When the result fits in a message', () => {
+      it('should be handed to the edge: the caller gets the image, and no object is ever written', async () => {
+        const html = '<html><body style="margin:0;background:#00ff00"></body></html>';
+        const { res, event } = await finishedOf(() => stack.call('POST', '/v1/screenshot', { headers: key(), json: { html, format: 'png' } }));
+        expect(res.status).toBe(200);
+        expect(await pixelAt(res.body, 640, 540)).toEqual([0, 255, 0]);
+        expect(event).toMatchObject({ status: 'succeeded', result: { object_name: '', size: res.body.byteLength } });
+        const bucket = await resultsBucket();
+        try {
+          expect(await bucket.store.info(event.job_id)).toBeNull();
+        } finally {
+          await bucket.close();
+        }
+      });
+    });
+
+    describe('When the result is larger than a message (a PNG of noise, several MiB)', () => {
+      it('should go through the object store, whole, and be removed once answered', async () => {
+        const html = `<html><body style="margin:0"><canvas id="c" width="1280" height="1080"></canvas><script>
+          const g = document.getElementById('c').getContext('2d'); const d = g.createImageData(1280, 1080);
+          for (let i = 0; i < d.data.length; i++) d.data[i] = i % 4 === 3 ? 255 : (Math.random() * 256) | 0;
+          g.putImageData(d, 0, 0);</script></body></html>`;
+        const { res, event } = await finishedOf(() => stack.call('POST', '/v1/screenshot', { headers: key(), json: { html, format: 'png' } }));
+        expect(res.status).toBe(200);
+        expect(res.body.byteLength).toBeGreaterThan(1024 * 1024);
+        expect(await imageInfo(res.body)).toEqual({ format: 'png', width: 1280, height: 1080 });
+        expect(event).toMatchObject({ status: 'succeeded', result: { object_name: event.job_id, size: res.body.byteLength } });
+        const bucket = await resultsBucket();
+        try {
+          await until(async () => (await bucket.store.info(event.job_id))?.deleted ?? true, 10_000, 'the transient result removed');
+        } finally {
+          await bucket.close();
+        }
+      });
     });
   });
 

@@ -24,7 +24,15 @@ export const SUBJECTS = {
    * (RenderJob.confirm_start) asks that caller here; "go" starts it, anything else (the caller shed it, or
    * is gone: no responders) drops it unrendered.
    */
-  renderStart: (jobId: string) => `renderer.start.${jobId}`,
+  renderStart: (jobId: string) => `renderer.call.${jobId}.start`,
+  /**
+   * Core NATS request/reply, never in a stream: a renderer hands a synchronous render's outcome with its
+   * result's bytes (RenderHandOver) to the caller waiting for it; "taken" means the caller holds it, and
+   * nothing else of the result is stored.
+   */
+  renderHandOver: (jobId: string) => `renderer.call.${jobId}.result`,
+  /** What the caller waiting for a job listens to: its start question and its hand-over, one subscription. */
+  renderCall: (jobId: string) => `renderer.call.${jobId}.*`,
   /**
    * Render events, on the RENDER_EVENTS stream: `render.<origin>.<event>.<id>`. The origin says whose
    * render it is, so each consumer filters what it needs and never decodes another's: `sync` (a caller

@@ -23,6 +23,7 @@ import { performRender } from './application/perform-render.js';
 import { poolRenderer, spareEncoders } from './render/index.js';
 import { natsFinishedPublisher, objectStoreSink } from './adapters/nats-outputs.js';
 import { natsStartGate } from './adapters/nats-start-gate.js';
+import { natsResultHandOver } from './adapters/nats-hand-over.js';
 import { rendererMetrics } from './renderer-metrics.js';
 import { renderJobsConsumer } from './entrypoints/render-jobs.consumer.js';
 import { grpcSecretSource } from './adapters/grpc-secret-source.js';
@@ -70,6 +71,7 @@ export async function createApp(config: RendererConfig, logger: Logger, o: { nat
     rendererId: config.rendererId,
     inputs: renderJobInputs(await new Objm(nats).open(BUCKETS.renderInputs.name)),
     startGate: natsStartGate(nats),
+    handOver: natsResultHandOver(nats),
     observe: metrics.observe,
     secrets: secretSource,
     sessions: sessionStore,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBus, type TestBus } from '@app/testkit';
 import { SUBJECTS, jetstream, type BusStatus } from '@app/messaging';
 import { openRenderJobPublisher } from '@app/render-contracts';
-import { RenderFinished, RenderJob } from '@app/proto/render';
+import { RenderFinished, RenderHandOver, RenderJob } from '@app/proto/render';
 import { RenderAbandoned } from '../application/render-sync.js';
 import { natsRenderQueue } from './nats-render-queue.js';
 
@@ -24,14 +24,38 @@ describe('Waiting for a sync render', () => {
       await js.publish(SUBJECTS.renderEvent('sync', 'finished', 'job-missed'), RenderFinished.encode(outcome).finish(), { msgID: 'job-missed' });
       const queue = natsRenderQueue(bus.nc, await openRenderJobPublisher(bus.nc, js));
       const job = RenderJob.fromPartial({ job_id: 'job-missed', account_id: 'acct-1', operation: 'screenshot', origin: 'api', reservation_id: 'res-1' });
-      const finished = await queue.submitAndWait(job, { startWithinMs: 10_000, waitMs: 500 });
+      const { finished, body } = await queue.submitAndWait(job, { startWithinMs: 10_000, waitMs: 500 });
       expect(finished).toMatchObject({ job_id: 'job-missed', status: 'succeeded', reservation_id: 'res-1' });
+      expect(body).toBeUndefined();
     });
   });
 
   const jobOf = (jobId: string) => RenderJob.fromPartial({ job_id: jobId, account_id: 'acct-1', operation: 'screenshot', origin: 'api' });
   /** What a renderer that pulled the job hears when it asks the edge to start it. */
   const askToStart = async (jobId: string) => new TextDecoder().decode((await bus.nc.request(SUBJECTS.renderStart(jobId), new Uint8Array(), { timeout: 2_000 })).data);
+
+  /** What a renderer hears when it hands the result over: "taken", "refused", or an error (nobody listens). */
+  const handOver = async (jobId: string, body: Uint8Array) => {
+    const finished = RenderFinished.fromPartial({ job_id: jobId, account_id: 'acct-1', status: 'succeeded', result: { object_name: '', content_type: 'image/png', extension: 'png', size: body.byteLength } });
+    const data = RenderHandOver.encode({ finished, body: Buffer.from(body) }).finish();
+    return new TextDecoder().decode((await bus.nc.request(SUBJECTS.renderHandOver(jobId), data, { timeout: 2_000 })).data);
+  };
+
+  describe('When the renderer hands the result over while its caller waits', () => {
+    it('should take it: the outcome comes with the bytes, and a second hand-over is refused', async () => {
+      const js = jetstream(bus.nc);
+      const queue = natsRenderQueue(bus.nc, await openRenderJobPublisher(bus.nc, js));
+      const waiting = queue.submitAndWait(jobOf('job-handed'), { startWithinMs: 30_000, waitMs: 30_000 });
+      await new Promise((r) => setTimeout(r, 200));
+      expect(await askToStart('job-handed')).toBe('go');
+      const [answer, outcome] = await Promise.all([handOver('job-handed', new Uint8Array([7, 8, 9])), waiting]);
+      expect(answer).toBe('taken');
+      expect(outcome.finished).toMatchObject({ job_id: 'job-handed', status: 'succeeded', result: { object_name: '', content_type: 'image/png' } });
+      expect([...outcome.body!]).toEqual([7, 8, 9]);
+      // The wait is over: its subscription is gone, and a renderer offering again stores the result.
+      await expect(handOver('job-handed', new Uint8Array([1]))).rejects.toThrow();
+    });
+  });
 
   describe('When its caller goes away before a renderer started it', () => {
     it('should end the wait at once and shed the job: a renderer asking to start it is told no', async () => {
@@ -57,6 +81,8 @@ describe('Waiting for a sync render', () => {
       expect(await askToStart('job-gone-late')).toBe('go');
       gone.abort();
       await expect(waiting).rejects.toBeInstanceOf(RenderAbandoned);
+      // Nobody takes the result any more: the renderer stores it and announces it.
+      await expect(handOver('job-gone-late', new Uint8Array([1]))).rejects.toThrow();
       const late = RenderFinished.fromPartial({ job_id: 'job-gone-late', account_id: 'acct-1', status: 'succeeded' });
       bus.nc.publish(SUBJECTS.renderEvent('sync', 'finished', 'job-gone-late'), RenderFinished.encode(late).finish());
       await bus.nc.flush();

@@ -1,17 +1,22 @@
 import { errors } from '@app/errors';
 import { STREAMS, SUBJECTS, busStatus, isBusUnavailable, jetstreamManager, whileBusUnavailable, type BusStatus, type NatsConnection } from '@app/messaging';
 import { type RenderJobPublisher } from '@app/render-contracts';
-import { RenderFinished } from '@app/proto/render';
-import type { RenderQueue } from '../application/ports.js';
+import { RenderFinished, RenderHandOver } from '@app/proto/render';
+import type { RenderQueue, RenderWaitOutcome } from '../application/ports.js';
 import { RenderAbandoned, RenderNotStarted, RenderWaitTimeout } from '../application/render-sync.js';
 
 /** Answers to a renderer asking to start a job (`renderer.start.<job_id>`). */
 const GO = new TextEncoder().encode('go');
 const SHED = new TextEncoder().encode('shed');
+/** Answers to a renderer handing over a result (`renderer.call.<job_id>.result`). */
+const TAKEN = new TextEncoder().encode('taken');
+const REFUSED = new TextEncoder().encode('refused');
 
 /**
  * Render jobs go to the RENDER_JOBS work queue (deduplicated by job id, large parameters by reference); the outcome comes back on the
- * job's own finished subject, which the edge subscribes to before publishing. The job asks for a start
+ * job's own finished subject, which the edge subscribes to before publishing, or before it, with the
+ * result's bytes, on the job's hand-over subject (RenderHandOver: a result that fits in a message, taken
+ * only while the caller waits; nothing of it is stored). The job asks for a start
  * confirmation: a renderer starts it only after this edge said "go" on the job's start subject. If none
  * asked within `startWithinMs` (every slot busy, or no renderer alive), the edge sheds the job: it answers
  * the caller at once and any later start request gets "shed" (or no responders), so it is never rendered.
@@ -31,9 +36,11 @@ export function natsRenderQueue(nc: NatsConnection, jobs: RenderJobPublisher, bu
       let started = false;
       let abandoned = false;
       const finishedSubject = SUBJECTS.renderEvent('sync', 'finished', job.job_id);
-      let resolve!: (f: RenderFinished) => void;
+      /** The wait has its outcome (or gave up): a result handed over now is refused. */
+      let settled = false;
+      let resolve!: (o: RenderWaitOutcome) => void;
       let reject!: (e: unknown) => void;
-      const outcome = new Promise<RenderFinished>((res, rej) => {
+      const outcome = new Promise<RenderWaitOutcome>((res, rej) => {
         resolve = res;
         reject = rej;
       });
@@ -45,7 +52,8 @@ export function natsRenderQueue(nc: NatsConnection, jobs: RenderJobPublisher, bu
             try {
               const f = RenderFinished.decode(msg.data);
               if (abandoned) limits.discard?.(f);
-              resolve(f);
+              settled = true;
+              resolve({ finished: f });
             } catch (decodeError) {
               reject(decodeError);
             }
@@ -56,9 +64,29 @@ export function natsRenderQueue(nc: NatsConnection, jobs: RenderJobPublisher, bu
         shed = true;
         reject(new RenderNotStarted());
       }, limits.startWithinMs);
-      const starts = nc.subscribe(SUBJECTS.renderStart(job.job_id), {
+      /** A result handed over is taken only while the caller waits; otherwise the renderer stores it (and discard removes it). */
+      const take = (data: Uint8Array): boolean => {
+        if (abandoned || settled) return false;
+        let handOver: RenderHandOver;
+        try {
+          handOver = RenderHandOver.decode(data);
+        } catch {
+          return false;
+        }
+        if (!handOver.finished) return false;
+        settled = true;
+        resolve({ finished: handOver.finished, body: handOver.body });
+        return true;
+      };
+      const handOverSubject = SUBJECTS.renderHandOver(job.job_id);
+      // One subscription for what the renderer asks of this caller: to start the job, to take its result.
+      const calls = nc.subscribe(SUBJECTS.renderCall(job.job_id), {
         callback: (err, msg) => {
           if (err) return;
+          if (msg.subject === handOverSubject) {
+            msg.respond(take(msg.data) ? TAKEN : REFUSED);
+            return;
+          }
           if (!shed) {
             clearTimeout(startTimer);
             started = true;
@@ -82,16 +110,16 @@ export function natsRenderQueue(nc: NatsConnection, jobs: RenderJobPublisher, bu
         }
       };
       const stopListening = bus.onReconnect(() => {
-        void stored().then((f) => f && resolve(f));
+        void stored().then((f) => f && resolve({ finished: f }));
       });
       const waitTimer = setTimeout(() => {
-        void stored().then((f) => (f ? resolve(f) : reject(bus.connected() ? new RenderWaitTimeout() : errors.serviceUnavailable())));
+        void stored().then((f) => (f ? resolve({ finished: f }) : reject(bus.connected() ? new RenderWaitTimeout() : errors.serviceUnavailable())));
       }, limits.waitMs);
       /** Unsubscribes: at once, or, for a render abandoned after it started, once its outcome came or the wait's bound passed. */
       const stop = () => {
         clearTimeout(startTimer);
         stopListening();
-        starts.unsubscribe();
+        calls.unsubscribe();
         clearTimeout(waitTimer);
         if (!(abandoned && started)) return finished.unsubscribe();
         const bound = setTimeout(() => finished.unsubscribe(), Math.max(0, limits.waitMs));
@@ -108,6 +136,7 @@ export function natsRenderQueue(nc: NatsConnection, jobs: RenderJobPublisher, bu
         return await outcome;
       } finally {
         shed = true;
+        settled = true;
         stopWatchingBus();
         limits.signal?.removeEventListener('abort', onAbandoned);
         stop();

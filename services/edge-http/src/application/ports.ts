@@ -109,9 +109,16 @@ export interface RenderWaitLimits {
   discard?: (finished: RenderFinished) => void;
 }
 
+/** A render's outcome as its caller gets it: the result's bytes too when the renderer handed them over. */
+export interface RenderWaitOutcome {
+  finished: RenderFinished;
+  /** The result itself, handed over by the renderer (nothing stored); absent: read it from the store. */
+  body?: Uint8Array;
+}
+
 /** Publishes a render job and waits for its outcome. */
 export interface RenderQueue {
-  submitAndWait(job: RenderJob, limits: RenderWaitLimits): Promise<RenderFinished>;
+  submitAndWait(job: RenderJob, limits: RenderWaitLimits): Promise<RenderWaitOutcome>;
 }
 
 /** Where finished renders are kept (the render-results object store): the sync path's view of it. */

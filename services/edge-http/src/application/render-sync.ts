@@ -39,8 +39,8 @@ export class RenderNotStarted extends Error {
 /**
  * A synchronous render: check the target, publish the job, wait for a renderer to start it (bounded by
  * `startWithinMs`: past it the answer is 503 renderer_unavailable at once, and the job is never rendered
- * nor charged), then for its outcome (bounded by the render's timeout), read the result from the object
- * store. With a placement the result is kept there as a file (a cache entry); otherwise it is removed once
+ * nor charged), then for its outcome (bounded by the render's timeout), with the result's bytes when the
+ * renderer handed them over, or else read from the object store. With a placement the result is kept there as a file (a cache entry); otherwise it is removed once
  * read. When its caller goes away (`callerGone`) the wait ends at once: a job not started is never
  * rendered, a started one's result is removed when it comes.
  */
@@ -72,9 +72,9 @@ export function renderSync(deps: {
     const budgetMs = renderBudgetMs(input.operation, params);
     const now = deps.clock.now().getTime();
     const jobId = deps.newId();
-    let finished;
+    let waited;
     try {
-      finished = await deps.queue.submitAndWait(
+      waited = await deps.queue.submitAndWait(
         {
           job_id: jobId,
           account_id: input.accountId,
@@ -91,7 +91,7 @@ export function renderSync(deps: {
           waitMs: budgetMs + deps.waitMarginMs,
           ...(input.callerGone ? { signal: input.callerGone } : {}),
           discard: (late) => {
-            if (late.result && !input.placement) void deps.results.remove(late.result.object_name).catch(() => undefined);
+            if (late.result?.object_name && !input.placement) void deps.results.remove(late.result.object_name).catch(() => undefined);
           },
         },
       );
@@ -104,6 +104,7 @@ export function renderSync(deps: {
       }
       throw err;
     }
+    const { finished, body: handedOver } = waited;
     if (finished.status !== 'succeeded' || !finished.result) {
       const code = finished.error?.code;
       throw isErrorCode(code)
@@ -111,12 +112,14 @@ export function renderSync(deps: {
         : new AppError('render_failed', 'The render failed.');
     }
     const { result } = finished;
+    const describe = (body: Uint8Array): RenderOutcome => ({ body, contentType: result.content_type, extension: result.extension, headers: result.headers });
+    // Handed over by the renderer: nothing of it was stored.
+    if (handedOver) return describe(handedOver);
     const body = await deps.results.read(result.object_name);
     if (!body) throw new AppError('render_failed', 'The render result is no longer available.');
-    const outcome: RenderOutcome = { body, contentType: result.content_type, extension: result.extension, headers: result.headers };
-    if (input.placement) return { ...outcome, kept: { objectName: result.object_name, expiresUnixMs: result.expires_unix_ms } };
+    if (input.placement) return { ...describe(body), kept: { objectName: result.object_name, expiresUnixMs: result.expires_unix_ms } };
     void deps.results.remove(result.object_name).catch(() => undefined);
-    return outcome;
+    return describe(body);
   };
 }
 

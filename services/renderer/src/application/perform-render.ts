@@ -5,7 +5,7 @@ import { OPERATIONS as RENDER_OPERATIONS, formatOf, renderBudgetMs, timeoutSecon
 import { secretsOfSteps } from './step-secrets.js';
 import { keepSessionOfJob, sessionOfJob } from './task-session.js';
 import type { RenderOperation } from '../render/index.js';
-import type { Clock, FinishedPublisher, JobInputs, JobOutcome, Renderer, ResultSink, SecretSource, SessionStore, StartGate, TargetGuard } from './ports.js';
+import type { Clock, FinishedPublisher, JobInputs, JobOutcome, Renderer, ResultHandOver, ResultSink, SecretSource, SessionStore, StartGate, TargetGuard } from './ports.js';
 
 const OPERATIONS: ReadonlySet<string> = new Set<string>(RENDER_OPERATIONS);
 
@@ -45,14 +45,16 @@ export function performRender(deps: {
   secrets?: SecretSource;
   /** Tasks' kept page sessions (keep_session), read before and kept after a task's render. */
   sessions?: SessionStore;
+  /** Hands a synchronous render's result to the caller waiting for it (absent: every result is stored). */
+  handOver?: ResultHandOver;
 }) {
   const { renderer, results, finished, guard, clock } = deps;
   const inputs = deps.inputs ?? INLINE_INPUTS;
   const observe = deps.observe ?? (() => undefined);
 
-  const announce = (job: RenderJob, startedMs: number, outcome: Pick<RenderFinished, 'status' | 'result' | 'error'>) => {
+  const finishedEvent = (job: RenderJob, startedMs: number, outcome: Pick<RenderFinished, 'status' | 'result' | 'error'>): RenderFinished => {
     const params = job.params ?? RenderParams.create();
-    return finished.publish({
+    return {
       job_id: job.job_id,
       account_id: job.account_id,
       operation: job.operation,
@@ -73,8 +75,10 @@ export function performRender(deps: {
       placement: job.placement,
       files_base_url: job.files_base_url,
       ...outcome,
-    });
+    };
   };
+  const announce = (job: RenderJob, startedMs: number, outcome: Pick<RenderFinished, 'status' | 'result' | 'error'>) =>
+    finished.publish(finishedEvent(job, startedMs, outcome));
 
   const fail = (job: RenderJob, startedMs: number, err: AppError) =>
     announce(job, startedMs, { status: 'failed', error: { code: err.code, message: err.message, details: err.details ?? [] } });
@@ -113,6 +117,15 @@ export function performRender(deps: {
       // A task's kept session likewise: read from auth-quota for this render, never part of the job.
       const session = await sessionOfJob(job, deps.sessions);
       const output = await renderer.render(job.operation as RenderOperation, params, renderMs, { secrets, session });
+      const described = { content_type: output.contentType, extension: output.extension, size: output.body.byteLength, headers: output.headers };
+      // A caller waiting for this result takes it from here: no object is written, read and removed.
+      if (job.confirm_start && !job.placement && deps.handOver) {
+        const outcome = { status: 'succeeded', result: { ...described, object_name: '', expires_unix_ms: 0 } };
+        if (await deps.handOver.offer(finishedEvent(job, startedMs, outcome), output.body)) {
+          await announce(job, startedMs, outcome);
+          return [ack, 'succeeded'];
+        }
+      }
       const { placement } = job;
       const objectName = placement?.object_name || job.job_id;
       const expiresMs = clock.now().getTime() + (placement ? placement.ttl_ms : TRANSIENT_RESULT_TTL_MS);
@@ -133,14 +146,7 @@ export function performRender(deps: {
       await keepSessionOfJob(job, output.session, deps.sessions);
       await announce(job, startedMs, {
         status: 'succeeded',
-        result: {
-          object_name: objectName,
-          content_type: output.contentType,
-          extension: output.extension,
-          size: output.body.byteLength,
-          headers: output.headers,
-          expires_unix_ms: expiresMs,
-        },
+        result: { ...described, object_name: objectName, expires_unix_ms: expiresMs },
       });
       return [ack, 'succeeded'];
     } catch (err) {

@@ -3,11 +3,11 @@ import { decodeResultMeta } from '@app/render-contracts';
 import { RenderJob, RenderParams, type RenderFinished, type RenderStarted } from '@app/proto/render';
 import { performRender } from './perform-render.js';
 import { AppError } from '@app/errors';
-import type { JobInputs, Renderer, StartAnswer, StartGate } from './ports.js';
+import type { JobInputs, Renderer, ResultHandOver, StartAnswer, StartGate } from './ports.js';
 
 const NOW = 1_800_000_000_000;
 
-function setup(renderer?: Renderer, inputs?: JobInputs, startGate?: StartGate) {
+function setup(renderer?: Renderer, inputs?: JobInputs, startGate?: StartGate, handOver?: ResultHandOver) {
   const puts: { name: string; body: Uint8Array; metadata?: Record<string, string> }[] = [];
   const finished: RenderFinished[] = [];
   const started: RenderStarted[] = [];
@@ -22,6 +22,7 @@ function setup(renderer?: Renderer, inputs?: JobInputs, startGate?: StartGate) {
     rendererId: 'renderer-1',
     inputs,
     startGate,
+    handOver,
     observe: (operation, outcome) => void outcomes.push(`${operation}:${outcome}`),
   });
   return { perform, puts, finished, started, render, outcomes };
@@ -188,6 +189,47 @@ describe('performRender', () => {
       await perform(job(), { isLast: false });
       expect(asked).toEqual([]);
       expect(render).toHaveBeenCalledTimes(1);
+    });
+  });
+
+  describe('When a caller waits for the job (confirm_start) and takes the result handed over', () => {
+    it('should store nothing and announce the success without an object', async () => {
+      const offered: { event: RenderFinished; body: Uint8Array }[] = [];
+      const takes = { offer: async (event: RenderFinished, body: Uint8Array) => (offered.push({ event, body }), true) };
+      const { perform, puts, finished, outcomes } = setup(undefined, undefined, { confirm: async () => 'go' }, takes);
+      expect(await perform(job({ confirm_start: true }), { isLast: false })).toEqual({ kind: 'ack' });
+      expect(offered).toHaveLength(1);
+      expect([...offered[0]!.body]).toEqual([1, 2, 3]);
+      expect(offered[0]!.event).toMatchObject({ job_id: 'job-1', status: 'succeeded', result: { object_name: '', content_type: 'image/png', extension: 'png', size: 3, headers: { 'x-service-metadata-title': 'T' } } });
+      expect(puts).toEqual([]);
+      expect(finished).toHaveLength(1);
+      expect(finished[0]).toMatchObject({ status: 'succeeded', reservation_id: offered[0]!.event.reservation_id, result: { object_name: '', size: 3 } });
+      expect(outcomes).toEqual(['screenshot:succeeded']);
+    });
+  });
+
+  describe('When the waiting caller does not take the result (gone, too large, no answer)', () => {
+    it('should store it and announce it with its object, as without a hand-over', async () => {
+      const refuses = { offer: vi.fn(async () => false) };
+      const { perform, puts, finished } = setup(undefined, undefined, { confirm: async () => 'go' }, refuses);
+      await perform(job({ confirm_start: true }), { isLast: false });
+      expect(refuses.offer).toHaveBeenCalledTimes(1);
+      expect(puts.map((p) => p.name)).toEqual(['job-1']);
+      expect(finished).toHaveLength(1);
+      expect(finished[0]).toMatchObject({ status: 'succeeded', result: { object_name: 'job-1', expires_unix_ms: NOW + 3_600_000 } });
+    });
+  });
+
+  describe.each<[string, Partial<RenderJob>]>([
+    ['no caller waits for it (an async render, a task run)', {}],
+    ['its result is to be kept as a file (a cache fill)', { confirm_start: true, placement: { object_name: 'N'.repeat(43), ttl_ms: 60_000, cache_key: 'k' } }],
+  ])('When %s', (_, over) => {
+    it('should not offer the result: it is stored', async () => {
+      const takes = { offer: vi.fn(async () => true) };
+      const { perform, puts } = setup(undefined, undefined, { confirm: async () => 'go' }, takes);
+      await perform(job(over), { isLast: false });
+      expect(takes.offer).not.toHaveBeenCalled();
+      expect(puts).toHaveLength(1);
     });
   });
 });

@@ -11,6 +11,15 @@ export interface ResultSink {
   put(name: string, body: Uint8Array, metadata?: Record<string, string>): Promise<void>;
 }
 
+/**
+ * Hands a synchronous render's outcome with its result's bytes to the caller waiting for it. True: the
+ * caller holds them, and nothing of the result is stored. False: refused (the caller is gone or went
+ * away), too large for a message, or unanswered; the result is stored as for any other render.
+ */
+export interface ResultHandOver {
+  offer(event: RenderFinished, body: Uint8Array): Promise<boolean>;
+}
+
 /** Announces a finished render (success or failure), and the start of an asynchronous one. */
 export interface FinishedPublisher {
   publish(event: RenderFinished): Promise<void>;
