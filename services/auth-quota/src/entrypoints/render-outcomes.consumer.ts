@@ -11,7 +11,8 @@ const ACCOUNT_ID = /^[A-Za-z0-9_-]{1,100}$/;
  * watchdog's failures) and every end a reservation's holder announced on the bus because auth-quota could
  * not be reached (`render.nojob.ended.<id>`; normally the holder calls EndReservation). Each is handed to
  * `settle` as told by the job or by the holder: the reservation's recorded settler decides whether it
- * counts (a synchronous render's job outcome never does: its caller's answer ends it). Success commits,
+ * counts (a synchronous render's job outcome never does: its caller's answer ends it, so such an outcome
+ * is acknowledged unread). Success commits,
  * anything else releases; a repeat changes nothing; a reservation nobody knows is an error, logged and
  * counted. The auth-quota replicas share the durable consumer, so a killed replica's settlement is
  * redelivered to another; a failure to reach the bucket naks the outcome and it comes back.
@@ -32,7 +33,9 @@ export function renderOutcomesConsumer(deps: { js: JetStreamClient; admission: A
     errorDelayMs: 1_000,
     span: (msg) => ({ name: 'settle reservation', attributes: { 'messaging.subject': msg.subject } }),
     async handle(msg) {
-      if (SUBJECTS.renderEventKindOf(msg.subject) === 'started') return ack;
+      // A start settles nothing; nor does a synchronous render's outcome: its caller's answer ends the
+      // reservation (its recorded settler), so it is not even decoded.
+      if (SUBJECTS.renderEventKindOf(msg.subject) === 'started' || SUBJECTS.renderEventOriginOf(msg.subject) === 'sync') return ack;
       const event = decodeOrLog(msg, RenderFinished.decode, logger, 'render outcome');
       if (!event) return term;
       const reservationId = event.reservation_id;
