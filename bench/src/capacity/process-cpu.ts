@@ -11,6 +11,8 @@ interface Proc {
   cpu: number;
   /** Pages mapped in on first touch (minor faults): freshly allocated memory. */
   minorFaults: number;
+  /** The same two of the children it waited for once they ended (cutime + cstime, cminflt). */
+  reaped: { cpu: number; minorFaults: number };
 }
 
 /** Every process of the machine at one moment, by pid. */
@@ -25,7 +27,14 @@ export function snapshotProcesses(): ProcessSnapshot {
       // The command name may hold spaces and parentheses: the fields start after its last ')'.
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       const pid = Number(entry);
-      procs.set(pid, { pid, ppid: Number(f[1]), startTicks: Number(f[19]), cpu: (Number(f[11]) + Number(f[12])) / TICKS_PER_SECOND, minorFaults: Number(f[7]) });
+      procs.set(pid, {
+        pid,
+        ppid: Number(f[1]),
+        startTicks: Number(f[19]),
+        cpu: (Number(f[11]) + Number(f[12])) / TICKS_PER_SECOND,
+        minorFaults: Number(f[7]),
+        reaped: { cpu: (Number(f[13]) + Number(f[14])) / TICKS_PER_SECOND, minorFaults: Number(f[8]) },
+      });
     } catch {
       // gone meanwhile
     }
@@ -53,19 +62,31 @@ export interface ServiceUse {
 /**
  * What each service this process started (its whole process tree: a renderer's Chromium processes count as
  * the renderer's) did since `before`, by service name (replicas add up), from one walk of /proc: for each
- * of its processes now, its figures now less its figures then (all of them for a process started since).
- * A process that ended in between (a recycled browser) is not counted: its last moments are lost, but a
- * service's figure never goes below what its living processes did.
+ * of its processes now, its figures now less its figures then (all of them for a process started since),
+ * with what the children it reaped in between did (a Chromium's page processes, which end with their
+ * context; a recycled browser): a process's count of its reaped children grows by a child's whole life,
+ * so what a child that lived at `before` had done by then is taken off.
  */
 export function useByServiceSince(before: ProcessSnapshot, root = process.pid): Record<string, ServiceUse> {
   const procs = snapshotProcesses();
   const children = new Map<number, number[]>();
   for (const p of procs.values()) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p.pid]);
+  const isNow = (p: Proc) => procs.get(p.pid)?.startTicks === p.startTicks;
+  /** Processes of `before` that have ended since, by their parent then. */
+  const ended = new Map<number, Proc[]>();
+  for (const p of before.values()) if (!isNow(p)) ended.set(p.ppid, [...(ended.get(p.ppid) ?? []), p]);
+  const lifeOf = (p: Proc): ServiceUse => ({ cpu: p.cpu + p.reaped.cpu, minorFaults: p.minorFaults + p.reaped.minorFaults });
   const add = (into: ServiceUse, p: Proc) => {
+    const now = lifeOf(p);
+    into.cpu += now.cpu;
+    into.minorFaults += now.minorFaults;
     const then = before.get(p.pid);
-    const same = then !== undefined && then.startTicks === p.startTicks;
-    into.cpu += p.cpu - (same ? then.cpu : 0);
-    into.minorFaults += p.minorFaults - (same ? then.minorFaults : 0);
+    if (then === undefined || then.startTicks !== p.startTicks) return;
+    for (const q of [then, ...(ended.get(p.pid) ?? [])]) {
+      const done = lifeOf(q);
+      into.cpu -= done.cpu;
+      into.minorFaults -= done.minorFaults;
+    }
   };
   const addSubtree = (into: ServiceUse, pid: number) => {
     const p = procs.get(pid);

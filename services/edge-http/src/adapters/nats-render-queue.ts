@@ -5,7 +5,7 @@ import { RenderFinished, RenderHandOver } from '@app/proto/render';
 import type { RenderQueue, RenderWaitOutcome } from '../application/ports.js';
 import { RenderAbandoned, RenderNotStarted, RenderWaitTimeout } from '../application/render-sync.js';
 
-/** Answers to a renderer asking to start a job (`renderer.start.<job_id>`). */
+/** Answers to a renderer asking to start a job (`renderer.call.<job_id>.start`). */
 const GO = new TextEncoder().encode('go');
 const SHED = new TextEncoder().encode('shed');
 /** Answers to a renderer handing over a result (`renderer.call.<job_id>.result`). */
