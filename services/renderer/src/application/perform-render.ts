@@ -94,7 +94,7 @@ export function performRender(deps: {
     }
     if (job.confirm_start && deps.startGate) {
       // The caller sheds a job no renderer started in time: it is never rendered, nor announced.
-      const answer = await deps.startGate.confirm(job.job_id);
+      const answer = await deps.startGate.confirm(job.job_id, Number(job.created_unix_ms));
       if (answer === 'shed') return [ack, 'shed'];
       if (answer === 'unanswered') return attempt.isLast ? [ack, 'shed'] : [nak(SOON_MS), 'retried'];
     }

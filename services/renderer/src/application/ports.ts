@@ -45,7 +45,8 @@ export type StartAnswer = 'go' | 'shed' | 'unanswered';
 
 /** Asks the caller of a job whether it still wants it started (it sheds jobs no renderer started in time). */
 export interface StartGate {
-  confirm(jobId: string): Promise<StartAnswer>;
+  /** `queuedUnixMs`: when the caller queued the job (its `created_unix_ms`). */
+  confirm(jobId: string, queuedUnixMs: number): Promise<StartAnswer>;
 }
 
 /** How one job ended here, for the metrics: shed jobs were dropped unrendered, retried ones come back. */
