@@ -25,6 +25,7 @@ import { browserStepsScenario } from './scenarios/browser-steps.js';
 import { round } from './stats.js';
 import { formatTargets, judgeTargets } from './targets.js';
 import { formatTable, type Row } from './report.js';
+import { scenarioAttempts } from './failures.js';
 
 const quick = process.env.BENCH_QUICK === '1';
 const only = new Set((process.env.BENCH_SCENARIOS ?? '').split(',').filter(Boolean).map(Number));
@@ -324,20 +325,9 @@ async function monitoring(url: string) {
   }
 }
 
-/**
- * Scenarios that did not complete, with why. A scenario that throws does not take the others' figures with
- * it: the run goes on, writes every row it measured, names what failed, and exits non-zero.
- */
-const failed: { scenarios: string; error: string }[] = [];
-async function attempt(scenarios: string, run: () => Promise<void>): Promise<void> {
-  try {
-    await run();
-  } catch (err) {
-    const error = err instanceof Error ? err.message : String(err);
-    log(`${scenarios} did not complete: ${error}`);
-    failed.push({ scenarios, error });
-  }
-}
+// A scenario group that throws does not take the others' figures with it: the run goes on, writes every row
+// it measured, names what failed under the table, and exits non-zero.
+const { attempt, failed, notMeasured } = scenarioAttempts(log);
 
 const fixture = await startFixtureServer(BENCH_ROUTES);
 const url = `${fixture.origin}/bench`;
@@ -385,9 +375,7 @@ try {
   await fixture.close();
 }
 
-// A scenario that did not complete is named under the table, with why.
-const notMeasured = failed.map((f) => `\nNot measured: ${f.scenarios}, ${f.error}`).join('');
-const table = `${formatTable(rows)}${failed.length ? '\n' : ''}${notMeasured}`;
+const table = [formatTable(rows), ...(failed.length ? ['', ...notMeasured()] : [])].join('\n');
 console.log(table);
 const dir = join(REPO_ROOT, 'bench-results');
 mkdirSync(dir, { recursive: true });
