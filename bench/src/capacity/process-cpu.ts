@@ -74,7 +74,12 @@ export function useByServiceSince(before: ProcessSnapshot, root = process.pid): 
   const isNow = (p: Proc) => procs.get(p.pid)?.startTicks === p.startTicks;
   /** Processes of `before` that have ended since, by their parent then. */
   const ended = new Map<number, Proc[]>();
-  for (const p of before.values()) if (!isNow(p)) ended.set(p.ppid, [...(ended.get(p.ppid) ?? []), p]);
+  for (const p of before.values()) {
+    if (isNow(p)) continue;
+    const siblings = ended.get(p.ppid);
+    if (siblings) siblings.push(p);
+    else ended.set(p.ppid, [p]);
+  }
   const lifeOf = (p: Proc): ServiceUse => ({ cpu: p.cpu + p.reaped.cpu, minorFaults: p.minorFaults + p.reaped.minorFaults });
   const add = (into: ServiceUse, p: Proc) => {
     const now = lifeOf(p);

@@ -24,6 +24,15 @@ export function isBusUnavailable(err: unknown, depth = 0): boolean {
   return isBusUnavailable(err.cause, depth + 1);
 }
 
+/**
+ * True when `err` says a core request reached nobody: no subscription on its subject, as far as the server
+ * that answered knows (the client names it NoRespondersError, or marks a RequestError so).
+ */
+export function isNoResponders(err: unknown): boolean {
+  const e = err as (Error & { isNoResponders?: () => boolean }) | undefined;
+  return e?.name === 'NoRespondersError' || e?.isNoResponders?.() === true;
+}
+
 /** JetStream's codes when a conditional write named a revision the entry has moved past (a KV compare-and-set lost). */
 const WRONG_REVISION: ReadonlySet<number> = new Set([JetStreamApiCodes.StreamWrongLastSequence, JetStreamApiCodes.StreamWrongLastSequenceUnknown]);
 

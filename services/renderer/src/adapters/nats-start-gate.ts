@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SUBJECTS, type NatsConnection } from '@app/messaging';
+import { SUBJECTS, isNoResponders, type NatsConnection } from '@app/messaging';
 import type { StartGate } from '../application/ports.js';
 
 /** Long enough for a busy edge to answer; an unanswered job comes back to be asked again. */
@@ -14,11 +14,6 @@ const ASK_TIMEOUT_MS = 2_000;
  */
 export const INTEREST_SETTLE_MS = 1_000;
 const ASK_AGAIN_AFTER_MS = 50;
-
-const isNoResponders = (err: unknown) => {
-  const e = err as Error & { isNoResponders?: () => boolean };
-  return e.name === 'NoRespondersError' || e.isNoResponders?.() === true;
-};
 
 /**
  * Asks the edge waiting for a job on its start subject (core NATS request/reply). "go" starts it; "shed"
