@@ -248,6 +248,27 @@ describe('Processes', () => {
   });
 });
 
+/** A POST whose body is sent 150 ms after its headers, on a connection of its own: its status and headers. */
+const postWithBodyLater = (path: string, json: unknown) =>
+  new Promise<{ status: number; headers: Record<string, string> }>((resolve, reject) => {
+    const body = Buffer.from(JSON.stringify(json));
+    const socket = tlsConnect({ host: '127.0.0.1', port: stack.port, ca: stack.certPem, servername: 'localhost' });
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.once('error', reject);
+    socket.once('end', () => {
+      const [head = ''] = Buffer.concat(chunks).toString('latin1').split('\r\n\r\n');
+      const [statusLine = '', ...lines] = head.split('\r\n');
+      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      resolve({ status: Number(statusLine.split(' ')[1]), headers });
+    });
+    socket.once('secureConnect', () => {
+      const headers = [`POST ${path} HTTP/1.1`, 'host: localhost', `x-access-key: ${stack.demo.accessKey}`, 'content-type: application/json', `content-length: ${body.length}`, 'connection: close'];
+      socket.write(`${headers.join('\r\n')}\r\n\r\n`);
+      setTimeout(() => socket.write(body), 150);
+    });
+  });
+
 describe('Tracing', () => {
   describe('When a screenshot is rendered', () => {
     it('should record one trace crossing edge-http, auth-quota and renderer', async () => {
@@ -265,6 +286,30 @@ describe('Tracing', () => {
       expect(names.some((n) => n.startsWith('auth-quota:') && n.includes('AdmitRequest'))).toBe(true);
       expect(names).toContain('renderer:render screenshot');
       expect(names).toContain('edge-http:POST /v1/screenshot');
+    });
+  });
+
+  describe('When a cached screenshot is rendered, then answered from the cache', () => {
+    it('should trace the miss across the services and give every hit a server span of its own trace', async () => {
+      const json = { html: '<p>traced, then cached</p>', cache: true };
+      // A cache request's body is read beneath Fastify first (known-hits.ts), then handed to it: its trace goes
+      // on, also when the body comes in a packet of its own, after the headers.
+      const miss = await postWithBodyLater('/v1/screenshot', json);
+      expect(miss.status).toBe(200);
+      expect(miss.headers['x-service-cache']).toBe('MISS');
+      const missTrace = miss.headers['x-service-request-id']!;
+      const namesOf = (traceId: string) => otlp.byTrace(traceId).map((s) => `${s.service}:${s.name}`);
+      await until(() => {
+        const names = namesOf(missTrace);
+        return names.includes('renderer:render screenshot') && names.includes('edge-http:POST /v1/screenshot');
+      }, 15_000, "the miss's render and its edge server span, in one trace");
+      // The first hit reads the file; the next ones are answered from this edge's memory.
+      const hits = [];
+      for (let i = 0; i < 3; i++) hits.push(await stack.call('POST', '/v1/screenshot', { headers: key(), json }));
+      for (const hit of hits) expect(hit.headers['x-service-cache']).toBe('HIT');
+      const hitTraces = hits.map((hit) => hit.headers['x-service-request-id'] as string);
+      expect(new Set([missTrace, ...hitTraces]).size).toBe(4);
+      await until(() => hitTraces.every((id) => namesOf(id).includes('edge-http:POST /v1/screenshot')), 15_000, "each hit's server span");
     });
   });
 });

@@ -1,5 +1,6 @@
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
+import { Readable } from 'node:stream';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerFactory } from 'fastify';
 import { AppError } from '@app/errors';
 import { httpServerDuration, nameHttpRoute, traceIncomingRequests } from '@app/telemetry';
@@ -9,9 +10,11 @@ import type { Admitter, ReservationOutcomes } from '../application/ports.js';
 import type { RenderSync } from '../application/render-sync.js';
 import type { AsyncHttpDeps } from '../results/index.js';
 import { taskRoutes, type TaskScheduler } from '../tasks/index.js';
-import { SECURITY_HEADERS, admissionPlugin, matchRoutes, routeOf } from '../web/index.js';
+import { SECURITY_HEADERS, admissionPlugin, handedOver, matchRoutes, routeOf } from '../web/index.js';
 import { clientErrorHandler, errorHandler, frameworkErrorHandler, notFoundHandler, requestIdOf } from './errors.js';
 import { coalesceSocketWrites } from './coalesced-writes.js';
+import { answerKnownHits } from './known-hits.js';
+import { rememberedValidation } from './render-input.js';
 import { availabilityPlugin } from './plugins/availability.plugin.js';
 import { healthRoutes } from './routes/health.routes.js';
 import { renderRoutes } from './routes/render.routes.js';
@@ -51,14 +54,17 @@ export interface HttpDeps {
 
 const UNTRACED_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz']);
 
+type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+
 /**
  * The HTTP(S) server under Fastify, with the same timeouts Fastify would give its own: each request runs
  * inside its trace's server span (probes excepted), so X-Service-Request-Id and every downstream call
- * carry the trace id.
+ * carry the trace id. `beneathFastify` sees each request first (the answer of known cache hits).
  */
-function tracedServer(tls: HttpDeps['tls'], coalesceWrites: boolean): FastifyServerFactory {
+function tracedServer(tls: HttpDeps['tls'], coalesceWrites: boolean, beneathFastify: ((fastify: Listener) => Listener) | undefined): FastifyServerFactory {
   return (handler, options) => {
-    const listener = traceIncomingRequests<IncomingMessage, ServerResponse>(handler, { ignore: (req) => UNTRACED_PATHS.has(req.url ?? '') });
+    const first = beneathFastify ? beneathFastify(handler) : handler;
+    const listener = traceIncomingRequests<IncomingMessage, ServerResponse>(first, { ignore: (req) => UNTRACED_PATHS.has(req.url ?? '') });
     const server = tls ? createHttpsServer(httpsServerOptions(tls), listener) : createHttpServer(listener);
     const { keepAliveTimeout, requestTimeout, connectionTimeout } = options as { keepAliveTimeout?: number; requestTimeout?: number; connectionTimeout?: number };
     server.keepAliveTimeout = keepAliveTimeout ?? 72_000;
@@ -72,6 +78,15 @@ function tracedServer(tls: HttpDeps['tls'], coalesceWrites: boolean): FastifySer
 
 /** The public HTTPS API, built without listening so tests can inject(). */
 export async function buildServer(deps: HttpDeps): Promise<FastifyInstance> {
+  let closing = false;
+  // HTTP server latency and status by route template (probes are not traffic).
+  const recordHttp = httpServerDuration();
+  const validate = rememberedValidation({ maxEntries: 10_000 });
+  const renderCached = deps.asyncRenders?.renderCached;
+  const knownHits =
+    renderCached &&
+    ((fastify: Listener) =>
+      answerKnownHits({ known: renderCached.known, admitter: deps.authQuota, validate, recordHttp, open: () => !closing && (deps.available?.() ?? true) }, fastify));
   const app = Fastify({
     loggerInstance: deps.logger,
     // Per-request lines are off (errors are logged once, by the error handler).
@@ -85,7 +100,7 @@ export async function buildServer(deps: HttpDeps): Promise<FastifyInstance> {
     // Requests arriving while the server closes are refused by the hook below, in the service's error shape.
     return503OnClosing: false,
     forceCloseConnections: 'idle',
-    serverFactory: tracedServer(deps.tls, deps.coalesceWrites ?? false),
+    serverFactory: tracedServer(deps.tls, deps.coalesceWrites ?? false, knownHits),
   }) as unknown as FastifyInstance;
 
   // Keep the raw body: signed POST requests are checked over the exact bytes sent.
@@ -101,13 +116,16 @@ export async function buildServer(deps: HttpDeps): Promise<FastifyInstance> {
     }
   });
 
+  // A body read beneath Fastify (a request handed over by answerKnownHits) is given to its parser again.
+  app.addHook('preParsing', (request, _reply, payload, done) => {
+    const held = handedOver(request.raw);
+    done(null, held ? Readable.from([held.body], { objectMode: false }) : payload);
+  });
+
   // Every response, errors included: the security headers that act on any response (computed once; the
   // service's own pages add the page-only ones) and X-Service-Request-Id,
   // the trace id. The trace's server span takes the route's name (POST /v1/tasks/:id).
   const security = SECURITY_HEADERS.everyResponse;
-  let closing = false;
-  // HTTP server latency and status by route template (probes are not traffic).
-  const recordHttp = httpServerDuration();
   matchRoutes(app);
   app.addHook('onResponse', (request, reply, done) => {
     const route = routeOf(request).url;
@@ -137,7 +155,7 @@ export async function buildServer(deps: HttpDeps): Promise<FastifyInstance> {
   await app.register(async (api) => {
     if (deps.available) await api.register(availabilityPlugin, { available: deps.available });
     await api.register(admissionPlugin, { admitter: deps.authQuota, reservations: deps.reservations, ...(deps.onBusDown ? { onBusDown: deps.onBusDown } : {}) });
-    await api.register(renderRoutes, { renderSync: deps.renderSync, ...deps.asyncRenders });
+    await api.register(renderRoutes, { renderSync: deps.renderSync, validate, ...deps.asyncRenders });
     if (deps.asyncRenders) await api.register(rendersRoutes, deps.asyncRenders);
     await api.register(usageRoutes, { authQuota: deps.authQuota });
     await api.register(devicesRoutes);

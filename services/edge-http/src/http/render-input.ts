@@ -1,10 +1,10 @@
-import type { FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { validateRenderParams, type Operation, type ValidatedRender } from '@app/render-params';
-import { rawQueryOf } from '../web/index.js';
+import type { RenderParams } from '@app/proto/render';
+import { rawQueryOf, type RequestParts } from '../web/index.js';
 
 /** Inputs longer than this are validated every time (an `html` body would crowd the memory out). */
-const MAX_REMEMBERED_INPUT = 4_096;
+export const MAX_REMEMBERED_INPUT = 4_096;
 
 /**
  * Validation of a render request's parameters, remembered per operation and raw input (the JSON body as
@@ -15,8 +15,8 @@ const MAX_REMEMBERED_INPUT = 4_096;
  */
 export function rememberedValidation(opts: { maxEntries: number }) {
   const memo = new LRUCache<string, ValidatedRender>({ max: opts.maxEntries });
-  return (operation: Operation, request: FastifyRequest, input: Record<string, unknown>): ValidatedRender => {
-    const raw = request.method === 'GET' || request.method === 'HEAD' ? rawQueryOf(request) : request.rawBody?.toString('latin1');
+  /** `raw`: the input as sent (`rawInputOf`), by which it is remembered; undefined: not remembered. */
+  return (operation: Operation, raw: string | undefined, input: Record<string, unknown>): ValidatedRender => {
     if (raw === undefined || raw.length > MAX_REMEMBERED_INPUT || input.access_key !== undefined) return validateRenderParams(operation, input);
     const key = `${operation}\n${raw}`;
     const known = memo.get(key);
@@ -26,3 +26,12 @@ export function rememberedValidation(opts: { maxEntries: number }) {
     return validated;
   };
 }
+
+export type RememberedValidation = ReturnType<typeof rememberedValidation>;
+
+/** A render request's input as sent: the query string (GET, HEAD), the JSON body's bytes otherwise. */
+export const rawInputOf = (request: RequestParts): string | undefined =>
+  request.method === 'GET' || request.method === 'HEAD' ? rawQueryOf(request) : request.rawBody?.toString('latin1');
+
+/** A synchronous render asking for the cache: a hit this edge holds answers it at once. */
+export const isSyncCached = (params: RenderParams): boolean => Boolean(params.cache && !params.async && !params.webhook_url);

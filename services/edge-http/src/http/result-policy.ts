@@ -27,11 +27,17 @@ export interface ServedResult {
   headers: Readonly<Record<string, string>>;
 }
 
-/** Sets a result's headers on `reply`: its type, Content-Disposition, the sandbox for markup, its own headers. */
+/** A result's headers: its type, Content-Disposition, the sandbox for markup, its own headers. */
+export function resultHeaders(result: ServedResult, attachmentName: string | undefined): Record<string, string> {
+  return {
+    'content-type': result.contentType,
+    'content-disposition': contentDisposition(attachmentName, result.extension),
+    ...resultPolicyHeaders(result.contentType),
+    ...result.headers,
+  };
+}
+
+/** Sets a result's headers on `reply` (`resultHeaders`). */
 export function setResultHeaders(reply: FastifyReply, result: ServedResult, attachmentName: string | undefined): FastifyReply {
-  return reply
-    .header('content-type', result.contentType)
-    .header('content-disposition', contentDisposition(attachmentName, result.extension))
-    .headers(resultPolicyHeaders(result.contentType))
-    .headers(result.headers);
+  return reply.headers(resultHeaders(result, attachmentName));
 }

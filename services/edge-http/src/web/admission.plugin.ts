@@ -2,8 +2,8 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Admitted, AdmitRequest, Admitter, ReservationOutcomes, Settler } from '../application/ports.js';
 import { errors } from '@app/errors';
-import { isTrueParam, planRestrictedFeaturesOf } from '@app/render-params';
-import { accessKeyOf, inputOf, rawQueryOf } from './access-key.js';
+import { admitRequestOf, featuresOf, rateLimitHeaders, settlerOf } from './admit-request.js';
+import { handedOver } from './handed-over.js';
 import { routeOf } from './route-of.js';
 import type { HeldReservation } from './reservation.js';
 import { CallerGone } from './caller-gone.js';
@@ -31,25 +31,6 @@ declare module 'fastify' {
   }
 }
 
-/**
- * A render that asks for the cache (synchronous or not) may be answered by a hit, which costs no quota:
- * its admission reserves none, and the route reserves a unit only when it renders (`reserveDeferredQuota`).
- */
-function mayBeCacheHit(request: FastifyRequest): boolean {
-  const input = inputOf(request);
-  return Boolean(input && isTrueParam(input.cache));
-}
-
-/** Plan-restricted features a request's parameters ask for. */
-function featuresOf(request: FastifyRequest): string[] {
-  const features: string[] = [];
-  const feature = routeOf(request).config.feature;
-  if (feature) features.push(feature);
-  const input = inputOf(request);
-  if (input) features.push(...planRestrictedFeaturesOf(input));
-  return features;
-}
-
 interface AdmissionOptions {
   admitter: Admitter;
   reservations: ReservationOutcomes;
@@ -61,14 +42,6 @@ interface AdmissionOptions {
    * reservation it may still make is released when it comes.
    */
   onBusDown?: (listener: () => void) => () => void;
-}
-
-/**
- * Who ends the reservation a request makes: an async render's job; any other request's answer (a
- * synchronous render, a task created).
- */
-function settlerOf(request: FastifyRequest, usage: AdmitRequest['usage']): Settler {
-  return usage === 'render' && isTrueParam(inputOf(request)?.async) ? 'job' : 'answer';
 }
 
 /**
@@ -117,35 +90,23 @@ export const admissionPlugin = fp(async (app: FastifyInstance, opts: AdmissionOp
         if (request.callerGone?.gone) void endReservation(request, false);
       };
     }
-    void reply.headers({
-      'x-ratelimit-limit': String(admitted.rateLimit.limit),
-      'x-ratelimit-remaining': String(admitted.rateLimit.remaining),
-      'x-ratelimit-reset': String(admitted.rateLimit.resetUnix),
-    });
+    void reply.headers(rateLimitHeaders(admitted.rateLimit));
   };
 
   // Callback style: a request this edge admits itself (a rate lease) goes on without a promise.
   app.addHook('preHandler', (request, reply, done) => {
-    const usage = routeOf(request).config.usage;
+    const route = routeOf(request).config;
+    const usage = route.usage;
     if (!usage) return done();
-    const signature = (request.query as Record<string, unknown> | undefined)?.signature;
-    const bodySignature = request.headers['x-signature'];
-    const deferQuota = usage === 'render' && mayBeCacheHit(request);
-    const settledBy = settlerOf(request, usage);
     const known = opts.accountOf?.(request);
-    const asked: AdmitRequest = known !== undefined ? { accessKey: '', accountId: known, usage, features: featuresOf(request), signedQuery: '', body: EMPTY, settledBy } : {
-      accessKey: accessKeyOf(request),
-      usage,
-      deferQuota,
-      settledBy,
-      features: featuresOf(request),
-      signature: typeof signature === 'string' ? signature : undefined,
-      signedQuery: rawQueryOf(request),
-      bodySignature: typeof bodySignature === 'string' ? bodySignature : undefined,
-      // The body matters only to a body signature: auth-quota is not sent what it would not read.
-      body: typeof bodySignature === 'string' ? (request.rawBody ?? EMPTY) : EMPTY,
-    };
-    const here = admitter.tryNow(asked);
+    const asked: AdmitRequest =
+      known !== undefined
+        ? { accessKey: '', accountId: known, usage, features: featuresOf(request, route.feature), signedQuery: '', body: EMPTY, settledBy: settlerOf(request, usage) }
+        : admitRequestOf(request, usage, route.feature);
+    const deferQuota = asked.deferQuota ?? false;
+    const settledBy = asked.settledBy ?? 'answer';
+    // Admitted already beneath Fastify (a possible cache hit this edge did not hold after all).
+    const here = handedOver(request.raw)?.admitted ?? admitter.tryNow(asked);
     if (here) {
       onAdmitted(request, reply, deferQuota, settledBy, here);
       return done();

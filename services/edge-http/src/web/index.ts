@@ -4,7 +4,9 @@
  * origin of file URLs. Neither face imports the other.
  */
 export { admissionPlugin } from './admission.plugin.js';
-export { accessKeyOf, inputOf, rawQueryOf } from './access-key.js';
+export { accessKeyOf, inputOf, rawQueryOf, type RequestParts } from './access-key.js';
+export { admitRequestOf, rateLimitHeaders } from './admit-request.js';
+export { handOver, handedOver, type HandedOver } from './handed-over.js';
 export { matchRoutes, routeOf, type MatchedRoute } from './route-of.js';
 export { filesBaseUrl, reserveDeferredQuota, type HeldReservation } from './reservation.js';
 export { SECURITY_HEADERS } from './security-headers.js';

@@ -5,7 +5,7 @@ import type { RenderParams } from '@app/proto/render';
 import type { RenderAsync, RenderCached } from '../../results/index.js';
 import type { RenderOutcome, RenderSync } from '../../application/render-sync.js';
 import { filesBaseUrl, inputOf, reserveDeferredQuota } from '../../web/index.js';
-import { rememberedValidation } from '../render-input.js';
+import { isSyncCached, rawInputOf, type RememberedValidation } from '../render-input.js';
 import { setResultHeaders } from '../result-policy.js';
 
 export interface RenderRoutesOptions {
@@ -16,13 +16,15 @@ export interface RenderRoutesOptions {
   renderAsync?: RenderAsync;
   /** Public origin for file URLs; default: the origin the request came to. */
   publicUrl?: string | undefined;
+  /** The parameters' validation, remembered (shared with the answer of known hits, known-hits.ts). */
+  validate: RememberedValidation;
 }
 
 const unavailable = () => new AppError('service_unavailable', 'This kind of render is not available on this server.');
 
 /** POST and GET /v1/{screenshot,pdf,scrape}: synchronous, cached, or asynchronous (202). */
 export async function renderRoutes(app: FastifyInstance, opts: RenderRoutesOptions) {
-  const validate = rememberedValidation({ maxEntries: 10_000 });
+  const { validate } = opts;
   const send = (reply: FastifyReply, outcome: RenderOutcome, attachmentName: string | undefined) => {
     void setResultHeaders(reply, outcome, attachmentName);
     return reply.send(Buffer.from(outcome.body.buffer, outcome.body.byteOffset, outcome.body.byteLength));
@@ -62,8 +64,8 @@ export async function renderRoutes(app: FastifyInstance, opts: RenderRoutesOptio
     const handler = (request: FastifyRequest, reply: FastifyReply) => {
       const input = inputOf(request);
       if (!input) throw new ValidationError([{ parameter: 'body', message: 'the body must be a JSON object' }]);
-      const { params } = validate(operation as Operation, request, input);
-      if (params.cache && !params.async && !params.webhook_url) {
+      const { params } = validate(operation as Operation, rawInputOf(request), input);
+      if (isSyncCached(params)) {
         const hit = opts.renderCached?.known({ accountId: request.admitted!.account.accountId, operation, params });
         if (hit) {
           void send(reply.header('x-service-cache', hit.cache), hit, params.attachment_name);
