@@ -40,6 +40,7 @@ const admitted: AdmitRequest[] = [];
 let plan = 'scale';
 const authQuota = {
   tryNow: () => undefined,
+  leasesKey: () => false,
   admit: async (request: AdmitRequest) => {
     admitted.push(request);
     if (plan !== 'scale') throw errors.planUpgradeRequired('tasks');

@@ -33,6 +33,8 @@ export const RATE_LEASE_DEFAULTS: RateLeaseOptions = { minUnits: 16, maxUnits: 8
 
 interface Lease {
   id: string;
+  /** The access key it admits. */
+  accessKey: string;
   account: Admitted['account'];
   limit: number;
   /** The window's remaining units when granted, this lease's own counted as used. */
@@ -85,6 +87,12 @@ export function rateLeases(inner: AuthQuotaClient, options: Partial<RateLeaseOpt
   /** When each recently changed account changed. */
   const changedAt = new Map<string, number>();
   let generation = 0;
+  /** Leases held, by access key. */
+  const leasedKeys = new Map<string, number>();
+  const hold = (entry: Entry, lease: Lease) => {
+    entry.lease = lease;
+    leasedKeys.set(lease.accessKey, (leasedKeys.get(lease.accessKey) ?? 0) + 1);
+  };
 
   const giveBack = (lease: Lease): Promise<void> => {
     const unused = lease.units;
@@ -95,8 +103,12 @@ export function rateLeases(inner: AuthQuotaClient, options: Partial<RateLeaseOpt
 
   const retire = (entry: Entry): Promise<void> => {
     const lease = entry.lease;
+    if (!lease) return Promise.resolve();
     entry.lease = undefined;
-    return lease ? giveBack(lease) : Promise.resolve();
+    const held = (leasedKeys.get(lease.accessKey) ?? 1) - 1;
+    if (held > 0) leasedKeys.set(lease.accessKey, held);
+    else leasedKeys.delete(lease.accessKey);
+    return giveBack(lease);
   };
 
   const spend = (entry: Entry | undefined, t: number): Admitted | undefined => {
@@ -170,6 +182,7 @@ export function rateLeases(inner: AuthQuotaClient, options: Partial<RateLeaseOpt
     if (!granted) return admitted;
     const lease: Lease = {
       id: granted.id,
+      accessKey: request.accessKey,
       account: admitted.account,
       limit: admitted.rateLimit.limit,
       remaining: admitted.rateLimit.remaining,
@@ -187,7 +200,7 @@ export function rateLeases(inner: AuthQuotaClient, options: Partial<RateLeaseOpt
     }
     // The lease it renews (if any) ends here: its unspent units go back.
     void retire(entry);
-    entry.lease = lease;
+    hold(entry, lease);
     return { ...admitted, rateLimit: { ...admitted.rateLimit, remaining: lease.remaining + lease.units } };
   }
 
@@ -255,6 +268,7 @@ export function rateLeases(inner: AuthQuotaClient, options: Partial<RateLeaseOpt
 
   const admitter: Admitter = {
     admit,
+    leasesKey: (accessKey) => leasedKeys.has(accessKey),
     tryNow,
     reserve: (accountId, settledBy) => inner.reserve(accountId, settledBy),
     endReservation: (e) => inner.endReservation(e),

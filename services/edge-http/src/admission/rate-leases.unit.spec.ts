@@ -95,6 +95,31 @@ describe('rateLeases', () => {
     });
   });
 
+  describe('When asked whether it leases a key', () => {
+    it('should say so from the lease granted until the lease is retired (spent past its life, or its account changed)', async () => {
+      const aq = windowedAuthQuota(1_000);
+      const clock = { t: 0 };
+      const leases = leasesOver(aq.inner, clock);
+      await leases.admitter.admit(hit());
+      expect(leases.admitter.leasesKey('ak_1')).toBe(false);
+      await leases.admitter.admit(hit());
+      expect(leases.admitter.leasesKey('ak_1')).toBe(true);
+      expect(leases.admitter.leasesKey('ak_2')).toBe(false);
+      // Both usages of a key hold a lease of their own: the key is leased while either is.
+      await leases.admitter.admit(hit({ features: ['block_ads'] }));
+      await leases.admitter.admit(hit({ features: ['block_ads'] }));
+      leases.accountChanged('acc_ak_1');
+      expect(leases.admitter.leasesKey('ak_1')).toBe(false);
+      clock.t = 2_000;
+      await leases.admitter.admit(hit());
+      await leases.admitter.admit(hit());
+      expect(leases.admitter.leasesKey('ak_1')).toBe(true);
+      clock.t = 4_000;
+      leases.sweep();
+      expect(leases.admitter.leasesKey('ak_1')).toBe(false);
+    });
+  });
+
   describe('When a key is busy', () => {
     it('should admit later requests here from a lease, counting the remaining units down', async () => {
       const aq = windowedAuthQuota(1_000);

@@ -76,6 +76,11 @@ export interface AuthQuota {
  */
 export interface Admitter extends AuthQuota {
   tryNow(request: AdmitRequest): Admitted | undefined;
+  /**
+   * This edge holds a rate lease of the key (for some usage and features): `tryNow` may admit its
+   * requests. A check that costs nothing, before work worth doing only for them.
+   */
+  leasesKey(accessKey: string): boolean;
 }
 
 export interface ReservationEnd {

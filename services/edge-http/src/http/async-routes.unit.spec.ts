@@ -15,6 +15,7 @@ let quotaLeft = Number.POSITIVE_INFINITY;
 const authQuota: Admitter = {
   // No rate lease here: every request is admitted by `admit`.
   tryNow: () => undefined,
+  leasesKey: () => false,
   admit: vi.fn(async (req) => {
     const accountId = KEYS[req.accessKey];
     if (!accountId) throw errors.accessKeyInvalid();

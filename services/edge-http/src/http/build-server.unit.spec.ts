@@ -14,6 +14,7 @@ const VALID_KEY = 'ak_valid';
 const authQuota: Admitter = {
   // No rate lease here: every request is admitted by `admit`.
   tryNow: () => undefined,
+  leasesKey: () => false,
   admit: vi.fn(async (req) => {
     if (req.accessKey !== VALID_KEY) throw errors.accessKeyInvalid();
     return { account: { accountId: 'acc_1', plan: 'basic' }, rateLimit: { limit: 40, remaining: 39, resetUnix: 1_800_000_000 }, reservationId: 'r1' };

@@ -97,7 +97,7 @@ describe('The EDGE_COALESCE_WRITES switch', () => {
       logger: createLogger('edge-http-test', { level: 'silent' }),
       bodyLimitBytes: 1024,
       coalesceWrites,
-      authQuota: { admit: unused, tryNow: () => undefined, reserve: unused, usage: unused },
+      authQuota: { admit: unused, tryNow: () => undefined, leasesKey: () => false, reserve: unused, usage: unused },
       renderSync: unused,
       health: async () => ({}),
     });

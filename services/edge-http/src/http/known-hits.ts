@@ -24,15 +24,20 @@ export interface KnownHitsDeps {
 const ROUTES: ReadonlyMap<string, Operation> = new Map(OPERATIONS.map((operation) => [`/v1/${operation}`, operation]));
 const JSON_TYPE = /^application\/json\s*(;|$)/i;
 
-/** A POST of a render whose body is small JSON and whose key is in the header, unsigned: it may be a hit answered here. */
-function candidate(req: IncomingMessage): Operation | undefined {
+/**
+ * A POST of a render whose body is small JSON, unsigned, whose key (in the header) this edge holds a rate
+ * lease of: it may be a hit answered here. Any other request (a quiet key's, a refused key's) goes to
+ * Fastify before its body is read, at no cost.
+ */
+function candidate(req: IncomingMessage, admitter: Admitter): Operation | undefined {
   if (req.method !== 'POST') return undefined;
   const operation = ROUTES.get(req.url ?? '');
   if (!operation) return undefined;
   const { headers } = req;
   const length = Number(headers['content-length']);
   if (!(length > 0 && length <= MAX_REMEMBERED_INPUT)) return undefined;
-  if (typeof headers['x-access-key'] !== 'string' || headers['x-signature'] !== undefined) return undefined;
+  const key = headers['x-access-key'];
+  if (typeof key !== 'string' || headers['x-signature'] !== undefined || !admitter.leasesKey(key)) return undefined;
   return JSON_TYPE.test(headers['content-type'] ?? '') ? operation : undefined;
 }
 
@@ -50,8 +55,8 @@ const parsedObject = (body: Buffer): Record<string, unknown> | undefined => {
  * gives costs what an HTTPS request costs and little more (no routing, hooks or reply objects).
  *
  * Only a request that is one for sure is answered here: a POST of `/v1/{operation}` with a small JSON body
- * asking for the cache, valid, its key in X-Access-Key and unsigned, admitted here and now by a rate
- * lease (`tryNow`), whose hit this edge holds. It gets what Fastify would answer: the security headers, its
+ * asking for the cache, valid, its key in X-Access-Key and unsigned, admitted here and now by the key's rate
+ * lease (`leasesKey`, then `tryNow`), whose hit this edge holds. It gets what Fastify would answer: the security headers, its
  * request id, the rate limit, X-Service-Cache and the result's headers; its route names its trace span and
  * its metric. Every other request goes to `next` (Fastify) untouched; one whose body was read already is
  * handed over with it (Fastify's parser is given it again) and with the admission made for it, so a rate
@@ -79,14 +84,20 @@ export function answerKnownHits(deps: KnownHitsDeps, next: Listener): Listener {
     if (!admitted) return toFastify(req, res, body);
     const hit = deps.known({ accountId: admitted.account.accountId, operation, params });
     if (!hit) return toFastify(req, res, body, admitted);
-    res.writeHead(200, {
-      ...SECURITY_HEADERS.everyResponse,
-      'x-service-request-id': requestIdOf(),
-      ...rateLimitHeaders(admitted.rateLimit),
-      'x-service-cache': hit.cache,
-      ...resultHeaders(hit, params.attachment_name),
-      'content-length': hit.body.byteLength,
-    });
+    try {
+      res.writeHead(200, {
+        ...SECURITY_HEADERS.everyResponse,
+        'x-service-request-id': requestIdOf(),
+        ...rateLimitHeaders(admitted.rateLimit),
+        'x-service-cache': hit.cache,
+        ...resultHeaders(hit, params.attachment_name),
+        'content-length': hit.body.byteLength,
+      });
+    } catch {
+      // A header Node refuses (nothing was written; renders encode theirs, so this guards a defect): thrown in
+      // this listener it would end the process; Fastify's path takes the request instead.
+      return toFastify(req, res, body, admitted);
+    }
     res.end(hit.body);
     const route = req.url!;
     nameHttpRoute('POST', route);
@@ -94,7 +105,7 @@ export function answerKnownHits(deps: KnownHitsDeps, next: Listener): Listener {
   };
 
   return (req, res) => {
-    const operation = candidate(req);
+    const operation = candidate(req, deps.admitter);
     if (!operation || !deps.open()) return next(req, res);
     const startedMs = performance.now();
     const chunks: Buffer[] = [];

@@ -29,6 +29,7 @@ const authQuota: Admitter = {
     spent += 1;
     return admittedAs(1000 - spent);
   },
+  leasesKey: (accessKey) => accessKey === LEASED,
   admit: vi.fn(async (request) => {
     asked.push(request);
     if (request.accessKey !== UNLEASED && request.accessKey !== LEASED) throw errors.accessKeyInvalid();

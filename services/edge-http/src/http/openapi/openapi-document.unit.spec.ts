@@ -22,7 +22,7 @@ beforeAll(async () => {
   app = await buildServer({
     logger: createLogger('edge-http-test', { level: 'silent' }),
     bodyLimitBytes: 1024 * 1024,
-    authQuota: { admit: unused, tryNow: () => undefined, reserve: unused, usage: unused },
+    authQuota: { admit: unused, tryNow: () => undefined, leasesKey: () => false, reserve: unused, usage: unused },
     renderSync: unused,
     health: async () => ({}),
     asyncRenders: { renderAsync: unused, renderCached: unused, getRenderStatus: unused, openResultFile: unused, quota: { commit: unused, release: unused } as never },

@@ -30,6 +30,7 @@ const reservations: ReservationOutcomes = { ended: vi.fn(async () => undefined) 
 const authQuota: Admitter = {
   // No rate lease here: every request is admitted by `admit`.
   tryNow: () => undefined,
+  leasesKey: () => false,
   admit: vi.fn(async (req: AdmitRequest) => {
     admitted.push(req);
     const plan = req.accessKey === SCALE_KEY ? 'scale' : req.accessKey === BASIC_KEY ? 'basic' : undefined;
