@@ -13,7 +13,7 @@ import { taskRoutes, type TaskScheduler } from '../tasks/index.js';
 import { SECURITY_HEADERS, admissionPlugin, handedOver, matchRoutes, routeOf } from '../web/index.js';
 import { clientErrorHandler, errorHandler, frameworkErrorHandler, notFoundHandler, requestIdOf } from './errors.js';
 import { coalesceSocketWrites } from './coalesced-writes.js';
-import { answerKnownHits } from './known-hits.js';
+import { answerKnownHits, type Listener } from './known-hits.js';
 import { rememberedValidation } from './render-input.js';
 import { availabilityPlugin } from './plugins/availability.plugin.js';
 import { healthRoutes } from './routes/health.routes.js';
@@ -53,8 +53,6 @@ export interface HttpDeps {
 }
 
 const UNTRACED_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz']);
-
-type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
 /**
  * The HTTP(S) server under Fastify, with the same timeouts Fastify would give its own: each request runs

@@ -8,7 +8,7 @@ import { requestIdOf } from './errors.js';
 import { MAX_REMEMBERED_INPUT, isSyncCached, type RememberedValidation } from './render-input.js';
 import { resultHeaders } from './result-policy.js';
 
-type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+export type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
 export interface KnownHitsDeps {
   /** The hit this edge holds in memory for an account's render, if any. */
