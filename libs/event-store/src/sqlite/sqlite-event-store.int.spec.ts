@@ -3,6 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { Worker } from 'node:worker_threads';
 import Database from 'libsql';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -31,6 +33,35 @@ function holdWriteLock(path: string, streamId: string, eventId: string, holdMs: 
   const locked = new Promise((resolve, reject) => worker.once('message', resolve).once('error', reject));
   const done = new Promise((resolve) => worker.once('exit', resolve));
   return { locked, done };
+}
+
+/**
+ * A process that appends to one stream without pause (each append once the previous one is acknowledged) and
+ * prints the version of each acknowledged one: it is killed while appending.
+ */
+const APPENDING_PROCESS = `
+const { sqliteEventStore } = await import(process.env.STORE_MODULE);
+const store = sqliteEventStore({ path: process.env.DB_PATH });
+for (let version = 1; ; version++) {
+  await store.append(process.env.STREAM_ID, [{ type: 'Happened', data: { version, padding: 'x'.repeat(400) } }], { expectedVersion: version - 1 });
+  process.stdout.write(version + '\\n');
+}
+`;
+
+/** Runs APPENDING_PROCESS until it has acknowledged `atLeast` appends, kills it (SIGKILL), and gives the last version it acknowledged. */
+async function appendUntilKilled(path: string, streamId: string, atLeast: number): Promise<number> {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', APPENDING_PROCESS], {
+    env: { ...process.env, STORE_MODULE: new URL('../../dist/sqlite/sqlite-event-store.js', import.meta.url).href, DB_PATH: path, STREAM_ID: streamId },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
+  let acknowledged = 0;
+  for await (const line of createInterface({ input: child.stdout })) {
+    acknowledged = Number(line);
+    if (acknowledged >= atLeast && !child.killed) child.kill('SIGKILL');
+  }
+  expect(await exited).toBe('SIGKILL');
+  return acknowledged;
 }
 
 describe('sqliteEventStore', () => {
@@ -65,6 +96,23 @@ describe('sqliteEventStore', () => {
       expect(sameVersion).toThrow(/UNIQUE/);
       expect(sameId).toThrow(/UNIQUE/);
       db.close();
+    });
+  });
+
+  describe('When its process is killed while appending', () => {
+    it('should keep every append it acknowledged', async () => {
+      const path = join(dir, `${randomUUID()}.db`);
+      const streamId = `test-${randomUUID()}`;
+
+      const acknowledged = await appendUntilKilled(path, streamId, 300);
+
+      const store = sqliteEventStore({ path });
+      const versions = (await store.readStream(streamId)).map((e) => e.version);
+      await store.close();
+      expect(acknowledged).toBeGreaterThanOrEqual(300);
+      // Every acknowledged append, in order; at most the one in flight when the process died after it.
+      expect(versions.slice(0, acknowledged)).toEqual(Array.from({ length: acknowledged }, (_, i) => i + 1));
+      expect(versions.length).toBeLessThanOrEqual(acknowledged + 1);
     });
   });
 
