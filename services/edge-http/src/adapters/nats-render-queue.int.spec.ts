@@ -104,4 +104,28 @@ describe('Waiting for a sync render', () => {
       expect(down).toBeUndefined();
     });
   });
+
+  describe("When the bus is judged down while the job's publish is unanswered (the server stopped answering)", () => {
+    it("should answer 503 service_unavailable at once, not at the publish's deadline", async () => {
+      const hung = await startTestBus('render-queue-hung');
+      const server = hung.servers[0]!.process!;
+      try {
+        let down: (() => void) | undefined;
+        const status: BusStatus = { connected: () => true, check: async () => undefined, onReconnect: () => () => undefined, onDown: (l) => ((down = l), () => (down = undefined)) };
+        const queue = natsRenderQueue(hung.nc, await openRenderJobPublisher(hung.nc, jetstream(hung.nc)), status);
+        server.kill('SIGSTOP');
+        const startedAt = Date.now();
+        const waiting = queue.submitAndWait(jobOf('job-publish-hung'), { startWithinMs: 30_000, waitMs: 30_000 });
+        await new Promise((r) => setTimeout(r, 200));
+        down!();
+        await expect(waiting).rejects.toMatchObject({ code: 'service_unavailable' });
+        // The publish alone would hold it about 10 s (waiting for its acknowledgement, then retrying).
+        expect(Date.now() - startedAt).toBeLessThan(2_000);
+        expect(down).toBeUndefined();
+      } finally {
+        server.kill('SIGCONT');
+        await hung.stop();
+      }
+    });
+  });
 });

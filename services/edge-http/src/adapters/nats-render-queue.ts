@@ -25,7 +25,8 @@ const REFUSED = new TextEncoder().encode('refused');
  * reads it from RENDER_EVENTS, where the renderer stored it. Otherwise a render that succeeded, and is
  * charged, would be answered as failed. The wait is abandoned at once when the bus is judged down (503
  * service_unavailable: nothing behind the wait can answer) or the caller is gone (`signal`: a job not
- * started yet is shed, a started one's outcome goes to `discard` when it comes, within the wait's bound).
+ * started yet is shed, a started one's outcome goes to `discard` when it comes, within the wait's bound),
+ * even while the job's publish is still unanswered.
  */
 export function natsRenderQueue(nc: NatsConnection, jobs: RenderJobPublisher, bus: BusStatus = busStatus(nc)): RenderQueue {
   return {
@@ -127,12 +128,12 @@ export function natsRenderQueue(nc: NatsConnection, jobs: RenderJobPublisher, bu
         void finished.closed.finally(() => clearTimeout(bound));
       };
       try {
-        try {
-          await jobs.publish({ ...job, confirm_start: true });
-        } catch (err) {
-          if (isBusUnavailable(err) || !bus.connected()) throw errors.serviceUnavailable(err);
-          throw err;
-        }
+        const published = jobs.publish({ ...job, confirm_start: true }).catch((err: unknown) => {
+          throw isBusUnavailable(err) || !bus.connected() ? errors.serviceUnavailable(err) : err;
+        });
+        // What ends the wait (the bus judged down, the caller gone, no start in time) ends it during the
+        // publish too: a publish to a server that stopped answering would hold the caller to its deadline.
+        await Promise.race([published, outcome]);
         return await outcome;
       } finally {
         shed = true;
