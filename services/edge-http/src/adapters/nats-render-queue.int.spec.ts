@@ -16,6 +16,13 @@ beforeAll(async () => {
 
 afterAll(() => bus?.stop());
 
+/** A bus the test judges down (`down`): connected until then; `watched` while the wait still listens for it. */
+function busJudge() {
+  let listener: (() => void) | undefined;
+  const status: BusStatus = { connected: () => true, check: async () => undefined, onReconnect: () => () => undefined, onDown: (l) => ((listener = l), () => (listener = undefined)) };
+  return { status, down: () => listener!(), watched: () => listener !== undefined };
+}
+
 describe('Waiting for a sync render', () => {
   describe('When its outcome was stored while the subscription could not see it', () => {
     it('should answer with the stored outcome, not a timeout', async () => {
@@ -94,14 +101,13 @@ describe('Waiting for a sync render', () => {
   describe('When the bus is judged down while it waits', () => {
     it('should answer 503 service_unavailable at once, not at the end of the wait', async () => {
       const js = jetstream(bus.nc);
-      let down: (() => void) | undefined;
-      const status: BusStatus = { connected: () => true, check: async () => undefined, onReconnect: () => () => undefined, onDown: (l) => ((down = l), () => (down = undefined)) };
-      const queue = natsRenderQueue(bus.nc, await openRenderJobPublisher(bus.nc, js), status);
+      const judge = busJudge();
+      const queue = natsRenderQueue(bus.nc, await openRenderJobPublisher(bus.nc, js), judge.status);
       const waiting = queue.submitAndWait(jobOf('job-bus-down'), { startWithinMs: 30_000, waitMs: 30_000 });
       await new Promise((r) => setTimeout(r, 200));
-      down!();
+      judge.down();
       await expect(waiting).rejects.toMatchObject({ code: 'service_unavailable' });
-      expect(down).toBeUndefined();
+      expect(judge.watched()).toBe(false);
     });
   });
 
@@ -110,18 +116,17 @@ describe('Waiting for a sync render', () => {
       const hung = await startTestBus('render-queue-hung');
       const server = hung.servers[0]!.process!;
       try {
-        let down: (() => void) | undefined;
-        const status: BusStatus = { connected: () => true, check: async () => undefined, onReconnect: () => () => undefined, onDown: (l) => ((down = l), () => (down = undefined)) };
-        const queue = natsRenderQueue(hung.nc, await openRenderJobPublisher(hung.nc, jetstream(hung.nc)), status);
+        const judge = busJudge();
+        const queue = natsRenderQueue(hung.nc, await openRenderJobPublisher(hung.nc, jetstream(hung.nc)), judge.status);
         server.kill('SIGSTOP');
         const startedAt = Date.now();
         const waiting = queue.submitAndWait(jobOf('job-publish-hung'), { startWithinMs: 30_000, waitMs: 30_000 });
         await new Promise((r) => setTimeout(r, 200));
-        down!();
+        judge.down();
         await expect(waiting).rejects.toMatchObject({ code: 'service_unavailable' });
         // The publish alone would hold it about 10 s (waiting for its acknowledgement, then retrying).
         expect(Date.now() - startedAt).toBeLessThan(2_000);
-        expect(down).toBeUndefined();
+        expect(judge.watched()).toBe(false);
       } finally {
         server.kill('SIGCONT');
         await hung.stop();
