@@ -59,6 +59,22 @@ export interface ServiceUse {
   minorFaults: number;
 }
 
+/** Whether a process is a browser's (Chromium's or the headless shell's), by its command line. */
+const isBrowser = (pid: number): boolean => {
+  try {
+    return /chrom/i.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
+  } catch {
+    return false;
+  }
+};
+
+/** The label of a service's own browsers with `browsersApart` (a renderer's Chromium). */
+export const browsersOf = (service: string) => `${service}: browser`;
+/** The label of the browsers this process itself started with `browsersApart` (the baselines'). */
+export const BASELINE_BROWSER = 'baseline: browser';
+/** The label of this process's own figures with `browsersApart` (its clients, the fixture site, a baseline's Puppeteer). */
+export const BENCH_PROCESS = 'bench process';
+
 /**
  * What each service this process started (its whole process tree: a renderer's Chromium processes count as
  * the renderer's) did since `before`, by service name (replicas add up), from one walk of /proc: for each
@@ -66,8 +82,13 @@ export interface ServiceUse {
  * with what the children it reaped in between did (a Chromium's page processes, which end with their
  * context; a recycled browser): a process's count of its reaped children grows by a child's whole life,
  * so what a child that lived at `before` had done by then is taken off.
+ *
+ * With `browsersApart`, a service's browsers are counted apart from the service's own process, under
+ * `browsersOf(service)` (with whatever else it started and reaped: a recycled browser, a screencast's
+ * encoder), the browsers this process started itself under BASELINE_BROWSER, and this process's own
+ * figures under BENCH_PROCESS: where a render's CPU goes, in Chromium or around it.
  */
-export function useByServiceSince(before: ProcessSnapshot, root = process.pid): Record<string, ServiceUse> {
+export function useByServiceSince(before: ProcessSnapshot, root = process.pid, opts: { browsersApart?: boolean } = {}): Record<string, ServiceUse> {
   const procs = snapshotProcesses();
   const children = new Map<number, number[]>();
   for (const p of procs.values()) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p.pid]);
@@ -80,39 +101,63 @@ export function useByServiceSince(before: ProcessSnapshot, root = process.pid): 
     if (siblings) siblings.push(p);
     else ended.set(p.ppid, [p]);
   }
-  const lifeOf = (p: Proc): ServiceUse => ({ cpu: p.cpu + p.reaped.cpu, minorFaults: p.minorFaults + p.reaped.minorFaults });
-  const add = (into: ServiceUse, p: Proc) => {
-    const now = lifeOf(p);
-    into.cpu += now.cpu;
-    into.minorFaults += now.minorFaults;
+  const own = (p: Proc): ServiceUse => ({ cpu: p.cpu, minorFaults: p.minorFaults });
+  /**
+   * What an ended process and the processes under it that ended too had done by `before`: a parent's
+   * count of reaped children gets their whole lives (a recycled browser brings its page processes' along).
+   */
+  const endedLifeThen = (q: Proc): ServiceUse => {
+    const life = { cpu: q.cpu + q.reaped.cpu, minorFaults: q.minorFaults + q.reaped.minorFaults };
+    for (const r of ended.get(q.pid) ?? []) addUse(life, endedLifeThen(r), 1);
+    return life;
+  };
+  const addUse = (into: ServiceUse, use: ServiceUse, sign: 1 | -1) => {
+    into.cpu += sign * use.cpu;
+    into.minorFaults += sign * use.minorFaults;
+  };
+  /** A process's figures since `before`: its own (`ownInto`) and its reaped children's (`reapedInto`). */
+  const add = (ownInto: ServiceUse, reapedInto: ServiceUse, p: Proc) => {
+    addUse(ownInto, own(p), 1);
+    addUse(reapedInto, p.reaped, 1);
     const then = before.get(p.pid);
     if (then === undefined || then.startTicks !== p.startTicks) return;
-    for (const q of [then, ...(ended.get(p.pid) ?? [])]) {
-      const done = lifeOf(q);
-      into.cpu -= done.cpu;
-      into.minorFaults -= done.minorFaults;
-    }
+    addUse(ownInto, own(then), -1);
+    addUse(reapedInto, then.reaped, -1);
+    for (const q of ended.get(p.pid) ?? []) addUse(reapedInto, endedLifeThen(q), -1);
   };
   const addSubtree = (into: ServiceUse, pid: number) => {
     const p = procs.get(pid);
-    if (p) add(into, p);
+    if (p) add(into, into, p);
     for (const child of children.get(pid) ?? []) addSubtree(into, child);
   };
   const out: Record<string, ServiceUse> = {};
+  const use = (label: string) => (out[label] ??= { cpu: 0, minorFaults: 0 });
+  /** A service's process: with browsersApart, what it started (reaped or running) goes under its browsers' label. */
+  const addService = (label: string, pid: number) => {
+    if (!opts.browsersApart) return addSubtree(use(label), pid);
+    const p = procs.get(pid);
+    if (p) add(use(label), use(browsersOf(label)), p);
+    for (const child of children.get(pid) ?? []) addSubtree(use(browsersOf(label)), child);
+  };
   const visit = (pid: number) => {
     for (const child of children.get(pid) ?? []) {
       const label = labelOf(child);
-      if (label) addSubtree((out[label] ??= { cpu: 0, minorFaults: 0 }), child);
+      if (label) addService(label, child);
+      else if (opts.browsersApart && pid === root && isBrowser(child)) addSubtree(use(BASELINE_BROWSER), child);
       else visit(child);
     }
   };
   visit(root);
+  const self = procs.get(root);
+  if (opts.browsersApart && self) add(use(BENCH_PROCESS), use(BENCH_PROCESS), self);
+  // A service that started nothing has no browsers' label.
+  for (const [label, figures] of Object.entries(out)) if (label.endsWith(browsersOf('')) && figures.cpu === 0 && figures.minorFaults === 0) delete out[label];
   return out;
 }
 
 /** CPU seconds each service this process started has used since `before`, by service name (`useByServiceSince`). */
-export const cpuByServiceSince = (before: ProcessSnapshot, root = process.pid): Record<string, number> =>
-  Object.fromEntries(Object.entries(useByServiceSince(before, root)).map(([service, use]) => [service, use.cpu]));
+export const cpuByServiceSince = (before: ProcessSnapshot, root = process.pid, opts: { browsersApart?: boolean } = {}): Record<string, number> =>
+  Object.fromEntries(Object.entries(useByServiceSince(before, root, opts)).map(([service, use]) => [service, use.cpu]));
 
 /**
  * CPU seconds the whole machine has spent busy so far (every process, the kernel's interrupts included:

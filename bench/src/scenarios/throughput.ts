@@ -8,8 +8,9 @@ export interface ThroughputResult {
   ours: number;
   freshContext: number;
   /**
-   * CPU milliseconds a render, over every round of each side: the machine's, and each service's (a
-   * renderer's with its Chromium). What no service owns is the bench's: its clients, and (a)'s browser.
+   * CPU milliseconds a render, over every round of each side: the machine's, and each process's: each
+   * service's own, a renderer's browser apart from it, (a)'s browser, and the bench process (its clients,
+   * the fixture site, (a)'s Puppeteer).
    */
   cpuMsPerRender: { ours: CpuPerRender; freshContext: CpuPerRender };
 }
@@ -27,7 +28,7 @@ async function measured(into: CpuTotals, run: () => Promise<number>): Promise<nu
   const [machine, processes] = [machineBusySeconds(), snapshotProcesses()];
   const ms = await run();
   into.machine += machineBusySeconds() - machine;
-  for (const [service, seconds] of Object.entries(cpuByServiceSince(processes))) into.byService[service] = (into.byService[service] ?? 0) + seconds;
+  for (const [service, seconds] of Object.entries(cpuByServiceSince(processes, process.pid, { browsersApart: true }))) into.byService[service] = (into.byService[service] ?? 0) + seconds;
   return ms;
 }
 

@@ -1,0 +1,101 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { browsersOf, snapshotProcesses, useByServiceSince } from './process-cpu.js';
+
+/** Spends `ms` of CPU time (not wall time), so the figures hold on a busy machine. */
+const BURN =
+  'const used = () => { const u = process.cpuUsage(); return u.user + u.system; };' +
+  'const burn = (ms) => { const end = used() + ms * 1000; let x = 0; while (used() < end) for (let i = 0; i < 1e5; i++) x += i; return x; };';
+
+/**
+ * A stand-in service (its command line names services/fake/dist/main.js, as the stack's do) with a
+ * stand-in browser (a process whose command line names chromium) that has a page process under it. On
+ * `recycle` the service ends its browser, which ends its page process first, then spends 200 ms itself
+ * and starts a new browser that spends 300 ms: a renderer recycling its Chromium.
+ */
+function fakeService(dir: string): ChildProcess {
+  const pageProcess = join(dir, 'chromium-page.js');
+  writeFileSync(pageProcess, `${BURN} burn(Number(process.argv[2])); process.send('burnt'); setInterval(() => undefined, 1000);`);
+  const browser = join(dir, 'chromium.js');
+  writeFileSync(
+    browser,
+    `${BURN}
+const { fork } = require('node:child_process');
+const pageMs = Number(process.argv[2]);
+if (pageMs === 0) { burn(300); process.send('burnt'); setInterval(() => undefined, 1000); }
+else {
+  const page = fork(${JSON.stringify(pageProcess)}, [String(pageMs)]);
+  page.once('message', () => process.send('burnt'));
+  setInterval(() => undefined, 1000);
+  process.on('SIGTERM', () => { page.once('exit', () => process.exit(0)); page.kill(); });
+}`,
+  );
+  const main = join(dir, 'services', 'fake', 'dist', 'main.js');
+  mkdirSync(join(dir, 'services', 'fake', 'dist'), { recursive: true });
+  writeFileSync(
+    main,
+    `${BURN}
+const { fork } = require('node:child_process');
+const old = fork(${JSON.stringify(browser)}, ['600']);
+old.once('message', () => process.send('ready'));
+process.on('message', () => {
+  old.once('exit', () => {
+    burn(200);
+    const next = fork(${JSON.stringify(browser)}, ['0']);
+    next.once('message', () => process.send('recycled'));
+  });
+  old.kill('SIGTERM');
+});
+setInterval(() => undefined, 1000);`,
+  );
+  // A process group of its own, so the test ends the service with everything it started.
+  return spawn(process.execPath, [main], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], detached: true });
+}
+
+const nextMessage = (child: ChildProcess) => new Promise<unknown>((resolve) => child.once('message', resolve));
+
+describe('CPU a service used since a snapshot', () => {
+  let dir: string | undefined;
+  let service: ChildProcess | undefined;
+  afterEach(() => {
+    if (service?.pid) process.kill(-service.pid, 'SIGKILL');
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Starts the stand-in service, takes the snapshot once its first browser has worked, and has it recycle that browser. */
+  async function snapshotThenRecycle() {
+    dir = mkdtempSync(join(tmpdir(), 'process-cpu-'));
+    service = fakeService(dir);
+    await nextMessage(service);
+    const before = snapshotProcesses();
+    const recycled = nextMessage(service);
+    service.send('recycle');
+    await recycled;
+    return before;
+  }
+
+  describe('When the service recycles its browser, whose page process had worked before the snapshot, with browsers apart', () => {
+    it("should count the service's own work and its new browser's apart, and none of what the old browser's page process did before", async () => {
+      const use = useByServiceSince(await snapshotThenRecycle(), process.pid, { browsersApart: true });
+      // The service: its 200 ms and the forking; its browsers: the new one's 300 ms and its start-up. The old
+      // page process's 600 ms, done before the snapshot, comes back with the old browser's reaped lives and
+      // must be taken off again.
+      expect(use.fake!.cpu).toBeGreaterThanOrEqual(0.19);
+      expect(use.fake!.cpu).toBeLessThan(0.45);
+      expect(use[browsersOf('fake')]!.cpu).toBeGreaterThanOrEqual(0.29);
+      expect(use[browsersOf('fake')]!.cpu).toBeLessThan(0.7);
+    });
+  });
+
+  describe('When browsers are not apart', () => {
+    it("should count the service's whole process tree as the service's", async () => {
+      const use = useByServiceSince(await snapshotThenRecycle());
+      expect(use.fake!.cpu).toBeGreaterThanOrEqual(0.49);
+      expect(use.fake!.cpu).toBeLessThan(1.1);
+      expect(use[browsersOf('fake')]).toBeUndefined();
+    });
+  });
+});
