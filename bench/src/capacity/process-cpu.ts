@@ -42,14 +42,21 @@ export function snapshotProcesses(): ProcessSnapshot {
   return procs;
 }
 
-const labelOf = (pid: number): string | undefined => {
+/** A process's command line, its words joined by spaces ('' once it is gone). */
+const commandLineOf = (pid: number): string => {
   try {
-    const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
-    return /services\/([a-z-]+)\/dist\/main\.js/.exec(cmd)?.[1] ?? (cmd.includes('nats-server') ? 'nats' : undefined);
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
   } catch {
-    return undefined;
+    return '';
   }
 };
+
+/** The service a command line runs, if it is one of the stack's. */
+const labelOf = (cmd: string): string | undefined =>
+  /services\/([a-z-]+)\/dist\/main\.js/.exec(cmd)?.[1] ?? (cmd.includes('nats-server') ? 'nats' : undefined);
+
+/** Whether a command line is a browser's (Chromium's or the headless shell's). */
+const isBrowser = (cmd: string): boolean => /chrom/i.test(cmd);
 
 /** What a service's processes did since a snapshot. */
 export interface ServiceUse {
@@ -58,15 +65,6 @@ export interface ServiceUse {
   /** Minor page faults: pages of freshly allocated memory touched. */
   minorFaults: number;
 }
-
-/** Whether a process is a browser's (Chromium's or the headless shell's), by its command line. */
-const isBrowser = (pid: number): boolean => {
-  try {
-    return /chrom/i.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
-  } catch {
-    return false;
-  }
-};
 
 /** The label of a service's own browsers with `browsersApart` (a renderer's Chromium). */
 export const browsersOf = (service: string) => `${service}: browser`;
@@ -102,6 +100,10 @@ export function useByServiceSince(before: ProcessSnapshot, root = process.pid, o
     else ended.set(p.ppid, [p]);
   }
   const own = (p: Proc): ServiceUse => ({ cpu: p.cpu, minorFaults: p.minorFaults });
+  const addUse = (into: ServiceUse, use: ServiceUse, sign: 1 | -1) => {
+    into.cpu += sign * use.cpu;
+    into.minorFaults += sign * use.minorFaults;
+  };
   /**
    * What an ended process and the processes under it that ended too had done by `before`: a parent's
    * count of reaped children gets their whole lives (a recycled browser brings its page processes' along).
@@ -110,10 +112,6 @@ export function useByServiceSince(before: ProcessSnapshot, root = process.pid, o
     const life = { cpu: q.cpu + q.reaped.cpu, minorFaults: q.minorFaults + q.reaped.minorFaults };
     for (const r of ended.get(q.pid) ?? []) addUse(life, endedLifeThen(r), 1);
     return life;
-  };
-  const addUse = (into: ServiceUse, use: ServiceUse, sign: 1 | -1) => {
-    into.cpu += sign * use.cpu;
-    into.minorFaults += sign * use.minorFaults;
   };
   /** A process's figures since `before`: its own (`ownInto`) and its reaped children's (`reapedInto`). */
   const add = (ownInto: ServiceUse, reapedInto: ServiceUse, p: Proc) => {
@@ -132,26 +130,30 @@ export function useByServiceSince(before: ProcessSnapshot, root = process.pid, o
   };
   const out: Record<string, ServiceUse> = {};
   const use = (label: string) => (out[label] ??= { cpu: 0, minorFaults: 0 });
-  /** A service's process: with browsersApart, what it started (reaped or running) goes under its browsers' label. */
+  /**
+   * A service's process: with browsersApart, what it started (reaped or running) goes under its browsers'
+   * label, which a service that started nothing does not get.
+   */
   const addService = (label: string, pid: number) => {
     if (!opts.browsersApart) return addSubtree(use(label), pid);
+    const browsers: ServiceUse = { cpu: 0, minorFaults: 0 };
     const p = procs.get(pid);
-    if (p) add(use(label), use(browsersOf(label)), p);
-    for (const child of children.get(pid) ?? []) addSubtree(use(browsersOf(label)), child);
+    if (p) add(use(label), browsers, p);
+    for (const child of children.get(pid) ?? []) addSubtree(browsers, child);
+    if (browsers.cpu !== 0 || browsers.minorFaults !== 0) addUse(use(browsersOf(label)), browsers, 1);
   };
   const visit = (pid: number) => {
     for (const child of children.get(pid) ?? []) {
-      const label = labelOf(child);
+      const cmd = commandLineOf(child);
+      const label = labelOf(cmd);
       if (label) addService(label, child);
-      else if (opts.browsersApart && pid === root && isBrowser(child)) addSubtree(use(BASELINE_BROWSER), child);
+      else if (opts.browsersApart && pid === root && isBrowser(cmd)) addSubtree(use(BASELINE_BROWSER), child);
       else visit(child);
     }
   };
   visit(root);
   const self = procs.get(root);
   if (opts.browsersApart && self) add(use(BENCH_PROCESS), use(BENCH_PROCESS), self);
-  // A service that started nothing has no browsers' label.
-  for (const [label, figures] of Object.entries(out)) if (label.endsWith(browsersOf('')) && figures.cpu === 0 && figures.minorFaults === 0) delete out[label];
   return out;
 }
 
