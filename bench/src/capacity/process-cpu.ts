@@ -104,14 +104,29 @@ export function useByServiceSince(before: ProcessSnapshot, root = process.pid, o
     into.cpu += sign * use.cpu;
     into.minorFaults += sign * use.minorFaults;
   };
-  /**
-   * What an ended process and the processes under it that ended too had done by `before`: a parent's
-   * count of reaped children gets their whole lives (a recycled browser brings its page processes' along).
-   */
-  const endedLifeThen = (q: Proc): ServiceUse => {
-    const life = { cpu: q.cpu + q.reaped.cpu, minorFaults: q.minorFaults + q.reaped.minorFaults };
-    for (const r of ended.get(q.pid) ?? []) addUse(life, endedLifeThen(r), 1);
+  const lifeThen = (q: Proc): ServiceUse => ({ cpu: q.cpu + q.reaped.cpu, minorFaults: q.minorFaults + q.reaped.minorFaults });
+  /** What an ended process and the processes under it that ended too had done by `before`. */
+  const subtreeLifeThen = (q: Proc): ServiceUse => {
+    const life = lifeThen(q);
+    for (const r of ended.get(q.pid) ?? []) addUse(life, subtreeLifeThen(r), 1);
     return life;
+  };
+  /**
+   * What the children `p` reaped since `before` had done by then. A child's whole life comes back in its
+   * parent's count, with the lives of the processes it reaped itself: a process that waits for its own
+   * children brings theirs along, and then what they had done by `before` is taken off too. Chromium does
+   * not wait: its zygote and page processes outlive the browser and are reaped elsewhere, so only the
+   * children's own lives came back. Which of the two happened shows in the count's growth: one smaller than
+   * the subtrees' lives then cannot hold them.
+   */
+  const reapedLivesThen = (p: Proc, then: Proc): ServiceUse => {
+    const children = ended.get(p.pid) ?? [];
+    const subtrees: ServiceUse = { cpu: 0, minorFaults: 0 };
+    for (const q of children) addUse(subtrees, subtreeLifeThen(q), 1);
+    if (subtrees.cpu <= p.reaped.cpu - then.reaped.cpu) return subtrees;
+    const own: ServiceUse = { cpu: 0, minorFaults: 0 };
+    for (const q of children) addUse(own, lifeThen(q), 1);
+    return own;
   };
   /** A process's figures since `before`: its own (`ownInto`) and its reaped children's (`reapedInto`). */
   const add = (ownInto: ServiceUse, reapedInto: ServiceUse, p: Proc) => {
@@ -121,7 +136,7 @@ export function useByServiceSince(before: ProcessSnapshot, root = process.pid, o
     if (then === undefined || then.startTicks !== p.startTicks) return;
     addUse(ownInto, own(then), -1);
     addUse(reapedInto, then.reaped, -1);
-    for (const q of ended.get(p.pid) ?? []) addUse(reapedInto, endedLifeThen(q), -1);
+    addUse(reapedInto, reapedLivesThen(p, then), -1);
   };
   const addSubtree = (into: ServiceUse, pid: number) => {
     const p = procs.get(pid);

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { browsersOf, snapshotProcesses, useByServiceSince } from './process-cpu.js';
 
 /** Spends `ms` of CPU time (not wall time), so the figures hold on a busy machine. */
@@ -13,12 +13,17 @@ const BURN =
 /**
  * A stand-in service (its command line names services/fake/dist/main.js, as the stack's do) with a
  * stand-in browser (a process whose command line names chromium) that has a page process under it. On
- * `recycle` the service ends its browser, which ends its page process first, then spends 200 ms itself
- * and starts a new browser that spends 300 ms: a renderer recycling its Chromium.
+ * `recycle` the service ends its browser, then spends 200 ms itself and starts a new browser that spends
+ * 300 ms: a renderer recycling its Chromium. The old browser either ends its page process and waits for it
+ * (`browserWaits`), or exits and leaves it behind, as Chromium leaves its zygote and page processes.
  */
-function fakeService(dir: string): ChildProcess {
+function fakeService(dir: string, browserWaits: boolean): ChildProcess {
   const pageProcess = join(dir, 'chromium-page.js');
-  writeFileSync(pageProcess, `${BURN} burn(Number(process.argv[2])); process.send('burnt'); setInterval(() => undefined, 1000);`);
+  // Left behind by its browser, a page process ends a moment later, as Chromium's do.
+  writeFileSync(
+    pageProcess,
+    `${BURN} burn(Number(process.argv[2])); process.send('burnt'); setInterval(() => undefined, 1000); process.on('disconnect', () => setTimeout(() => process.exit(0), 50));`,
+  );
   const browser = join(dir, 'chromium.js');
   writeFileSync(
     browser,
@@ -28,9 +33,9 @@ const pageMs = Number(process.argv[2]);
 if (pageMs === 0) { burn(300); process.send('burnt'); setInterval(() => undefined, 1000); }
 else {
   const page = fork(${JSON.stringify(pageProcess)}, [String(pageMs)]);
-  page.once('message', () => process.send('burnt'));
+  page.once('message', () => process.send(page.pid));
   setInterval(() => undefined, 1000);
-  process.on('SIGTERM', () => { page.once('exit', () => process.exit(0)); page.kill(); });
+  process.on('SIGTERM', () => ${browserWaits ? "{ page.once('exit', () => process.exit(0)); page.kill(); }" : 'process.exit(0)'});
 }`,
   );
   const main = join(dir, 'services', 'fake', 'dist', 'main.js');
@@ -40,7 +45,7 @@ else {
     `${BURN}
 const { fork } = require('node:child_process');
 const old = fork(${JSON.stringify(browser)}, ['600']);
-old.once('message', () => process.send('ready'));
+old.once('message', (pagePid) => process.send(pagePid));
 process.on('message', () => {
   old.once('exit', () => {
     burn(200);
@@ -66,28 +71,40 @@ describe('CPU a service used since a snapshot', () => {
   });
 
   /** Starts the stand-in service, takes the snapshot once its first browser has worked, and has it recycle that browser. */
-  async function snapshotThenRecycle() {
+  async function snapshotThenRecycle(browserWaits = true) {
     dir = mkdtempSync(join(tmpdir(), 'process-cpu-'));
-    service = fakeService(dir);
-    await nextMessage(service);
+    service = fakeService(dir, browserWaits);
+    const pagePid = (await nextMessage(service)) as number;
     const before = snapshotProcesses();
     const recycled = nextMessage(service);
     service.send('recycle');
     await recycled;
+    // The old page process has ended (a page process left behind ends a moment after its browser).
+    await vi.waitUntil(() => !existsSync(`/proc/${pagePid}`), { timeout: 5_000 });
     return before;
   }
 
+  /**
+   * The service: its 200 ms and the forking; its browsers: the new one's 300 ms and its start-up, none of the
+   * old page process's 600 ms done before the snapshot.
+   */
+  async function expectRecycledApart(browserWaits: boolean) {
+    const use = useByServiceSince(await snapshotThenRecycle(browserWaits), process.pid, { browsersApart: true });
+    expect(use.fake!.cpu).toBeGreaterThanOrEqual(0.19);
+    expect(use.fake!.cpu).toBeLessThan(0.45);
+    expect(use[browsersOf('fake')]!.cpu).toBeGreaterThanOrEqual(0.29);
+    expect(use[browsersOf('fake')]!.cpu).toBeLessThan(0.7);
+  }
+
   describe('When the service recycles its browser, whose page process had worked before the snapshot, with browsers apart', () => {
-    it("should count the service's own work and its new browser's apart, and none of what the old browser's page process did before", async () => {
-      const use = useByServiceSince(await snapshotThenRecycle(), process.pid, { browsersApart: true });
-      // The service: its 200 ms and the forking; its browsers: the new one's 300 ms and its start-up. The old
-      // page process's 600 ms, done before the snapshot, comes back with the old browser's reaped lives and
-      // must be taken off again.
-      expect(use.fake!.cpu).toBeGreaterThanOrEqual(0.19);
-      expect(use.fake!.cpu).toBeLessThan(0.45);
-      expect(use[browsersOf('fake')]!.cpu).toBeGreaterThanOrEqual(0.29);
-      expect(use[browsersOf('fake')]!.cpu).toBeLessThan(0.7);
-    });
+    // The page process's life comes back with the old browser's reaped lives and must be taken off again.
+    it("should count the service's own work and its new browser's apart, and none of what the old browser's page process did before", () =>
+      expectRecycledApart(true));
+  });
+
+  describe('When the recycled browser exits and leaves its page process behind, with browsers apart', () => {
+    // The page process's life never came back through the browser: taking it off would leave less than nothing.
+    it("should count its new browser's work, and take off only what came back: the old browser's own life", () => expectRecycledApart(false));
   });
 
   describe('When browsers are not apart', () => {
