@@ -113,20 +113,27 @@ export function useByServiceSince(before: ProcessSnapshot, root = process.pid, o
   };
   /**
    * What the children `p` reaped since `before` had done by then. A child's whole life comes back in its
-   * parent's count, with the lives of the processes it reaped itself: a process that waits for its own
-   * children brings theirs along, and then what they had done by `before` is taken off too. Chromium does
-   * not wait: its zygote and page processes outlive the browser and are reaped elsewhere, so only the
-   * children's own lives came back. Which of the two happened shows in the count's growth: one smaller than
-   * the subtrees' lives then cannot hold them.
+   * parent's count, with the lives of the processes it reaped itself: those it waited for come back along
+   * with it, and what they had done by `before` is taken off too. Those it left behind are reaped elsewhere
+   * and never come back: Chromium leaves its zygote (with the page processes) behind, and waits for its GPU
+   * and network processes. Which came back is not recorded anywhere; what the count grew by bounds it. So
+   * each child's own life then is taken off, and then its ended descendants' lives then, largest first, as
+   * long as they fit in what is left of the growth.
    */
   const reapedLivesThen = (p: Proc, then: Proc): ServiceUse => {
-    const children = ended.get(p.pid) ?? [];
-    const subtrees: ServiceUse = { cpu: 0, minorFaults: 0 };
-    for (const q of children) addUse(subtrees, subtreeLifeThen(q), 1);
-    if (subtrees.cpu <= p.reaped.cpu - then.reaped.cpu) return subtrees;
-    const own: ServiceUse = { cpu: 0, minorFaults: 0 };
-    for (const q of children) addUse(own, lifeThen(q), 1);
-    return own;
+    const taken: ServiceUse = { cpu: 0, minorFaults: 0 };
+    const descendants: ServiceUse[] = [];
+    for (const q of ended.get(p.pid) ?? []) {
+      addUse(taken, lifeThen(q), 1);
+      for (const r of ended.get(q.pid) ?? []) descendants.push(subtreeLifeThen(r));
+    }
+    let left = p.reaped.cpu - then.reaped.cpu - taken.cpu;
+    for (const life of descendants.sort((a, b) => b.cpu - a.cpu)) {
+      if (life.cpu > left) continue;
+      addUse(taken, life, 1);
+      left -= life.cpu;
+    }
+    return taken;
   };
   /** A process's figures since `before`: its own (`ownInto`) and its reaped children's (`reapedInto`). */
   const add = (ownInto: ServiceUse, reapedInto: ServiceUse, p: Proc) => {
