@@ -107,13 +107,17 @@ export async function nextMessage(consumer: Consumer, deps: { durable: string; l
  */
 const CONSUME_EXPIRES_MS = 2_000;
 
+/** How long a pull request of the slot-bounded pull waits for messages (and the client for its heartbeats). */
+const FETCH_EXPIRES_MS = 1_000;
+
 /**
- * `concurrency` workers pulling one message at a time from a durable consumer shared by every replica,
- * so messages spread over replicas and a replica never holds more than it is working on. While `handle`
- * runs, the message is kept alive with working() every `heartbeatMs`; its Disposition decides the ack.
- * A thrown error settles the message as the error table says: a passing condition or a fault naks it after
- * `errorDelayMs` or the error's Retry-After (it comes back, up to the consumer's max_deliver), an error that
- * can never succeed acks or terms it.
+ * Up to `concurrency` messages handled at once from a durable consumer shared by every replica. The replica
+ * asks for exactly as many messages as it has free slots, in one pull request at a time, so messages spread
+ * over replicas and a replica never holds more than it is working on; idle, it sends one pull request a
+ * second, not one per slot. While `handle` runs, the message is kept alive with working() every `heartbeatMs`;
+ * its Disposition decides the ack. A thrown error settles the message as the error table says: a passing
+ * condition or a fault naks it after `errorDelayMs` or the error's Retry-After (it comes back, up to the
+ * consumer's max_deliver), an error that can never succeed acks or terms it.
  */
 export function pullWorkers(deps: MessageHandling & {
   js: JetStreamClient;
@@ -159,19 +163,45 @@ export function pullWorkers(deps: MessageHandling & {
     }
   };
 
-  const worker = async () => {
+  /**
+   * The slot-bounded pull: one pull request for as many messages as there are free slots, handled as they
+   * come; when it is filled or expires, the next asks for the slots free then. While it waits, a slot that
+   * frees has nothing to take (the request would have been filled), so no message waits for a slot.
+   */
+  const fetchWorker = async () => {
     const consumer = await durableConsumer();
+    const inHand = new Set<Promise<void>>();
     while (running && consumer) {
-      const msg = await nextMessage(consumer, deps, () => running);
-      if (msg) await handleOne(msg);
+      const free = deps.concurrency - inHand.size;
+      if (free <= 0) {
+        await Promise.race(inHand);
+        continue;
+      }
+      try {
+        stream = await consumer.fetch({ max_messages: free, expires: FETCH_EXPIRES_MS });
+        for await (const msg of stream) {
+          if (!running) {
+            msg.nak();
+            continue;
+          }
+          const handled: Promise<void> = handleOne(msg).finally(() => inHand.delete(handled));
+          inHand.add(handled);
+        }
+      } catch (err) {
+        if (running) {
+          logger.warn({ err, durable: deps.durable }, 'pulling failed; retrying');
+          await pause();
+        }
+      }
     }
+    await Promise.all(inHand);
   };
 
   return {
     start() {
       if (running) return;
       running = true;
-      workers = deps.prefetch ? [consumeWorker()] : Array.from({ length: deps.concurrency }, () => worker());
+      workers = [deps.prefetch ? consumeWorker() : fetchWorker()];
     },
     async stop() {
       running = false;
