@@ -12,4 +12,6 @@ if ! command -v wrk >/dev/null 2>&1; then
   fi
 fi
 bash scripts/ensure-deps.sh
+# `--compare <git ref>`: the same bench beside another commit's (bench/src/compare.ts).
+if [ "${1:-}" = "--compare" ]; then shift; exec node bench/dist/compare.js "$@"; fi
 exec node bench/dist/run.js "$@"

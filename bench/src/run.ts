@@ -377,7 +377,7 @@ try {
 
 const table = [formatTable(rows), ...(failed.length ? ['', ...notMeasured()] : [])].join('\n');
 console.log(table);
-const dir = join(REPO_ROOT, 'bench-results');
+const dir = process.env.BENCH_RESULTS_DIR || join(REPO_ROOT, 'bench-results');
 mkdirSync(dir, { recursive: true });
 writeFileSync(join(dir, 'latest.json'), JSON.stringify({ ...results, ...(failed.length ? { failed } : {}), rows }, null, 2));
 writeFileSync(join(dir, 'latest.md'), `${table}\n`);
