@@ -5,7 +5,7 @@
 // system's temporary folder), installed and built by its own scripts. Output: bench-results/latest.compare.{md,json}, and
 // this checkout's own rows with its targets in latest.compare.head.md.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from '@app/stack';
@@ -49,13 +49,15 @@ const failures: string[] = [];
 function runScenario(side: (typeof sides)[number], scenario: string) {
   // This checkout writes where it is told; the other commit writes into its own worktree.
   const resultsDir = side.name === 'head' ? join(scratch, scenario) : join(side.root, 'bench-results');
+  const file = join(resultsDir, 'latest.json');
+  // A run that fails before writing its results must not leave the previous scenario's to be read again.
+  rmSync(file, { force: true });
   log(`scenario ${scenario} at ${side.name === 'head' ? head : sha.slice(0, 12)}`);
   const run = spawnSync(process.execPath, ['bench/dist/run.js'], {
     cwd: side.root,
     env: { ...process.env, BENCH_SCENARIOS: scenario, BENCH_RESULTS_DIR: resultsDir },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  const file = join(resultsDir, 'latest.json');
   if (run.status !== 0) failures.push(`scenario ${scenario} at ${side.name === 'head' ? head : sha.slice(0, 12)}: exit ${run.status ?? run.signal}`);
   if (existsSync(file)) side.rows.push(...(JSON.parse(readFileSync(file, 'utf8')) as { rows: Row[] }).rows);
 }
