@@ -44,8 +44,12 @@ export function judgeTargets(rows: readonly Row[], targets: readonly Target[] = 
     const row = rows.find((r) => r.scenario === target.scenario && r.metric === target.metric);
     const base = row && target.of !== 'ours' ? row[target.of] : undefined;
     if (!row || (target.of !== 'ours' && !base)) return { target };
-    const measured = target.of === 'ours' ? row.ours : Number((row.ours / base!).toFixed(2));
-    return { target, measured, met: meets(target.bound, measured) };
+    if (target.of === 'ours') return { target, measured: row.ours, met: meets(target.bound, row.ours) };
+    // A ratio is shown to two places, and to three where two would round it across its bound (0.918 is not ≥ 0.92).
+    const ratio = row.ours / base!;
+    const met = meets(target.bound, ratio);
+    const shown = Number(ratio.toFixed(2));
+    return { target, measured: meets(target.bound, shown) === met ? shown : Number(ratio.toFixed(3)), met };
   });
 }
 

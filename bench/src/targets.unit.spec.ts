@@ -35,6 +35,14 @@ describe('The benchmark targets', () => {
     });
   });
 
+  describe('When a ratio falls just short of its bound', () => {
+    it('should say missed, with the place that shows it', () => {
+      const [result] = judgeTargets([{ scenario: CONCURRENCY_8.scenario, metric: 'renders/s', ours: 7.5, a: 8.17 }], [CONCURRENCY_8]);
+      expect(result).toMatchObject({ measured: 0.918, met: false });
+      expect(formatTargets([result!])).toMatch(/0.918 x of \(a\) +\| missed by 0.2% +\|/);
+    });
+  });
+
   describe('When a recorded full table is read back', () => {
     it('should give the rows it was written from', () => {
       expect(rowsOfTable(formatTable(rows))).toEqual(rows.map((r) => ({ a: undefined, b: undefined, floor: undefined, none: undefined, ...r })));
