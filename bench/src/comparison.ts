@@ -12,12 +12,16 @@ export interface ComparedRow {
    * weighs on both alike; without a baseline, our two figures. Undefined when a side lacks the row.
    */
   gain?: number;
-  verdict: 'better' | 'worse' | 'same' | 'only at head' | 'only at ref';
+  verdict: 'better' | 'worse' | 'same' | 'baseline' | 'only at head' | 'only at ref';
 }
 
 /** Metrics where a larger figure is better (throughput, work done in time); every other is a cost (ms, MiB, a ratio to plain). */
 const HIGHER_IS_BETTER = [/\/s$/, /in the minute$/, /^answered 200$/, /^webhooks /];
 export const higherIsBetter = (metric: string) => HIGHER_IS_BETTER.some((re) => re.test(metric));
+
+/** Rows that are a baseline of their run (the floor's own): what the machine did, not a verdict on either side. */
+const BASELINE_ROW = /^\([\d, ]+\) (?:floor:|the floor )/;
+export const isBaselineRow = (scenario: string) => BASELINE_ROW.test(scenario);
 
 /** The baseline a row's ratio is taken against: (a), the floor, block_annoyance=none or (b), the first the row has. */
 export const baselineOf = (row: Row): number | undefined => [row.a, row.floor, row.none, row.b].find((v) => typeof v === 'number' && v > 0);
@@ -37,7 +41,7 @@ const byDirection = (metric: string, head: number, ref: number) =>
 /**
  * Every row of either side, in this checkout's order (rows only `ref` has follow), matched by scenario and
  * metric. A gain beyond `band` either way (default 10%: one run a side on a shared machine moves that much)
- * is a verdict of better or worse; within it, the same.
+ * is a verdict of better or worse; within it, the same. A baseline's own row (the floor's) is marked as one.
  */
 export function compareRows(head: Row[], ref: Row[], band = 0.1): ComparedRow[] {
   const key = (r: Row) => `${r.scenario}\u0000${r.metric}`;
@@ -47,7 +51,15 @@ export function compareRows(head: Row[], ref: Row[], band = 0.1): ComparedRow[] 
     const r = refByKey.get(key(h));
     if (!r) return { scenario: h.scenario, metric: h.metric, head: h, verdict: 'only at head' };
     const gain = gainOf(h.metric, h, r);
-    const verdict = gain === undefined ? byDirection(h.metric, h.ours, r.ours) : Math.abs(gain - 1) <= band ? 'same' : gain > 1 ? 'better' : 'worse';
+    const verdict = isBaselineRow(h.scenario)
+      ? 'baseline'
+      : gain === undefined
+        ? byDirection(h.metric, h.ours, r.ours)
+        : Math.abs(gain - 1) <= band
+          ? 'same'
+          : gain > 1
+            ? 'better'
+            : 'worse';
     return { scenario: h.scenario, metric: h.metric, head: h, ref: r, ...(gain !== undefined ? { gain } : {}), verdict };
   });
   for (const r of ref) if (!headKeys.has(key(r))) compared.push({ scenario: r.scenario, metric: r.metric, ref: r, verdict: 'only at ref' });

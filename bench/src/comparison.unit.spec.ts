@@ -45,6 +45,23 @@ describe('compareRows', () => {
     ];
     expect(compareRows(head, ref).map((c) => c.verdict)).toEqual(['same', 'only at head', 'only at ref']);
   });
+
+  it("should mark a baseline's own rows as such, whichever way the machine moved them", () => {
+    const floor = '(3, 4) floor: bare Node HTTPS server, 69488 B body';
+    const coalescing = "(3) the floor writing each turn's responses together, 69488 B body";
+    const hits = '(3) cache hits over HTTPS';
+    const head: Row[] = [
+      { scenario: floor, metric: 'requests/s', ours: 8000 },
+      { scenario: coalescing, metric: 'requests/s', ours: 9800 },
+      { scenario: hits, metric: 'requests/s', ours: 6700, floor: 8000 },
+    ];
+    const ref: Row[] = [
+      { scenario: floor, metric: 'requests/s', ours: 11000 },
+      { scenario: coalescing, metric: 'requests/s', ours: 13000 },
+      { scenario: hits, metric: 'requests/s', ours: 8100, floor: 11000 },
+    ];
+    expect(compareRows(head, ref).map((c) => c.verdict)).toEqual(['baseline', 'baseline', 'better']);
+  });
 });
 
 describe('formatComparison', () => {
