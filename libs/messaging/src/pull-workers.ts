@@ -139,6 +139,17 @@ export function pullWorkers(deps: MessageHandling & {
   const handleOne = messageHandler(deps);
   const durableConsumer = () => durableConsumerOf(deps, () => running);
 
+  /** A message a pull brought: handed back once stopping (false), otherwise handled and held in `inHand` until done. */
+  const take = (msg: JsMsg, inHand: Set<Promise<void>>): boolean => {
+    if (!running) {
+      msg.nak();
+      return false;
+    }
+    const handled: Promise<void> = handleOne(msg).finally(() => inHand.delete(handled));
+    inHand.add(handled);
+    return true;
+  };
+
   /** The prefetching worker: one consume, `concurrency` handlers at a time. */
   const consumeWorker = async () => {
     const consumer = await durableConsumer();
@@ -147,13 +158,7 @@ export function pullWorkers(deps: MessageHandling & {
       try {
         stream = await consumer.consume({ max_messages: deps.concurrency, expires: CONSUME_EXPIRES_MS });
         for await (const msg of stream) {
-          if (!running) {
-            msg.nak();
-            continue;
-          }
-          const handled: Promise<void> = handleOne(msg).finally(() => inHand.delete(handled));
-          inHand.add(handled);
-          if (inHand.size >= deps.concurrency) await Promise.race(inHand);
+          if (take(msg, inHand) && inHand.size >= deps.concurrency) await Promise.race(inHand);
         }
       } catch (err) {
         if (running) logger.warn({ err, durable: deps.durable }, 'pulling failed; retrying');
@@ -179,14 +184,7 @@ export function pullWorkers(deps: MessageHandling & {
       }
       try {
         stream = await consumer.fetch({ max_messages: free, expires: FETCH_EXPIRES_MS });
-        for await (const msg of stream) {
-          if (!running) {
-            msg.nak();
-            continue;
-          }
-          const handled: Promise<void> = handleOne(msg).finally(() => inHand.delete(handled));
-          inHand.add(handled);
-        }
+        for await (const msg of stream) take(msg, inHand);
       } catch (err) {
         if (running) {
           logger.warn({ err, durable: deps.durable }, 'pulling failed; retrying');
