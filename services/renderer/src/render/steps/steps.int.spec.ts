@@ -173,16 +173,28 @@ describe('steps', () => {
       expect(pages.hits('/chain')).toBeGreaterThan(10);
     });
 
-    it('should answer a click after which the page reloads itself forever within the timeout, naming the click', async () => {
+    it('should answer a click after which the page reloads itself forever within the timeout, naming the click when it fails', async () => {
       const before = pages.hits('/reloader');
       const started = Date.now();
-      await expect(r.render('screenshot', { url: `${pages.origin}/reloader`, timeout: 6, steps: [{ action: 'click', selector: '#again' }] })).rejects.toMatchObject({
-        code: expect.stringMatching(/^render_(timeout|failed)$/),
-        message: expect.stringMatching(/after steps\[0\] \(click "#again"\) \(\d+ since the steps ended\)/),
-        details: [{ parameter: 'steps[0]' }],
-      });
+      // Each document the loop loads stands for about 20 ms: a capture usually straddles a reload and fails,
+      // but one that fits between two (on a slow or busy machine) is an honest screenshot of the page.
+      const outcome = await r.render('screenshot', { url: `${pages.origin}/reloader`, timeout: 6, steps: [{ action: 'click', selector: '#again' }] }).then(
+        (out) => ({ out }),
+        (err: unknown) => ({ err }),
+      );
       expect(Date.now() - started).toBeLessThan(6_000 + 3_000);
-      expect(pages.hits('/reloader') - before).toBeGreaterThan(3);
+      if ('err' in outcome) {
+        expect(outcome.err).toMatchObject({
+          code: expect.stringMatching(/^render_(timeout|failed)$/),
+          message: expect.stringMatching(/after steps\[0\] \(click "#again"\) \(\d+ since the steps ended\)/),
+          details: [{ parameter: 'steps[0]' }],
+        });
+        expect(pages.hits('/reloader') - before).toBeGreaterThan(3);
+      } else {
+        expect(outcome.out.body.subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
+        // The click's reload came before the capture: the screenshot is of the page the click led to.
+        expect(pages.hits('/reloader') - before).toBeGreaterThan(1);
+      }
     });
 
     it('should refuse a type of 1 MB before any render, naming steps[0].text, and type the most allowed (10,000 characters) in full within the timeout', async () => {
