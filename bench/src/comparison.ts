@@ -1,4 +1,4 @@
-import type { Row } from './report.js';
+import { isFloorRow, type Row } from './report.js';
 
 /** One row of the bench measured at this checkout (`head`) and at another commit (`ref`), each in its own run. */
 export interface ComparedRow {
@@ -19,10 +19,6 @@ export interface ComparedRow {
 const HIGHER_IS_BETTER = [/\/s$/, /in the minute$/, /^answered 200$/, /^webhooks /];
 export const higherIsBetter = (metric: string) => HIGHER_IS_BETTER.some((re) => re.test(metric));
 
-/** Rows that are a baseline of their run (the floor's own): what the machine did, not a verdict on either side. */
-const BASELINE_ROW = /^\([\d, ]+\) (?:floor:|the floor )/;
-export const isBaselineRow = (scenario: string) => BASELINE_ROW.test(scenario);
-
 /** The baseline a row's ratio is taken against: (a), the floor, block_annoyance=none or (b), the first the row has. */
 export const baselineOf = (row: Row): number | undefined => [row.a, row.floor, row.none, row.b].find((v) => typeof v === 'number' && v > 0);
 
@@ -38,6 +34,14 @@ function gainOf(metric: string, head: Row, ref: Row): number | undefined {
 const byDirection = (metric: string, head: number, ref: number) =>
   head === ref || !Number.isFinite(head - ref) ? 'same' : head > ref === higherIsBetter(metric) ? 'better' : 'worse';
 
+/** A row both sides have: the floor's own is a baseline; otherwise its gain beyond `band`, or which way it moved. */
+function verdictOf(head: Row, ref: Row, gain: number | undefined, band: number): ComparedRow['verdict'] {
+  if (isFloorRow(head.scenario)) return 'baseline';
+  if (gain === undefined) return byDirection(head.metric, head.ours, ref.ours);
+  if (Math.abs(gain - 1) <= band) return 'same';
+  return gain > 1 ? 'better' : 'worse';
+}
+
 /**
  * Every row of either side, in this checkout's order (rows only `ref` has follow), matched by scenario and
  * metric. A gain beyond `band` either way (default 10%: one run a side on a shared machine moves that much)
@@ -51,16 +55,7 @@ export function compareRows(head: Row[], ref: Row[], band = 0.1): ComparedRow[] 
     const r = refByKey.get(key(h));
     if (!r) return { scenario: h.scenario, metric: h.metric, head: h, verdict: 'only at head' };
     const gain = gainOf(h.metric, h, r);
-    const verdict = isBaselineRow(h.scenario)
-      ? 'baseline'
-      : gain === undefined
-        ? byDirection(h.metric, h.ours, r.ours)
-        : Math.abs(gain - 1) <= band
-          ? 'same'
-          : gain > 1
-            ? 'better'
-            : 'worse';
-    return { scenario: h.scenario, metric: h.metric, head: h, ref: r, ...(gain !== undefined ? { gain } : {}), verdict };
+    return { scenario: h.scenario, metric: h.metric, head: h, ref: r, ...(gain !== undefined ? { gain } : {}), verdict: verdictOf(h, r, gain, band) };
   });
   for (const r of ref) if (!headKeys.has(key(r))) compared.push({ scenario: r.scenario, metric: r.metric, ref: r, verdict: 'only at ref' });
   return compared;

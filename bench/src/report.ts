@@ -12,6 +12,12 @@ export interface Row {
   none?: number;
 }
 
+/** The floor's own rows in (3) and (4): the bare server, and the one that writes each turn's responses together. */
+export const floorScenario = (ids: string, bodyBytes: number) => `${ids} floor: bare Node HTTPS server, ${bodyBytes} B body`;
+export const coalescingFloorScenario = (bodyBytes: number) => `(3) the floor writing each turn's responses together, ${bodyBytes} B body`;
+/** A row of the floor's own (as the two above name it): what the machine did, a baseline and not a figure of ours. */
+export const isFloorRow = (scenario: string) => /^\([\d, ]+\) (?:floor:|the floor )/.test(scenario);
+
 const ratio = (ours: number, base: number | undefined) => (base === undefined || !base ? '' : `${(ours / base).toFixed(2)}x`);
 
 const HEADER = ['scenario', 'metric', 'ours', 'baseline (a) fresh context', 'baseline (b) reused page', 'floor: bare HTTPS', 'block_annoyance=none', 'ours/(a)', 'ours/(b)', 'ours/floor', 'ours/none'];

@@ -24,7 +24,7 @@ import { elementCaptureScenario, tallPageScenario } from './scenarios/element-ca
 import { browserStepsScenario } from './scenarios/browser-steps.js';
 import { round } from './stats.js';
 import { formatTargets, judgeTargets } from './targets.js';
-import { formatTable, type Row } from './report.js';
+import { coalescingFloorScenario, floorScenario, formatTable, type Row } from './report.js';
 import { scenarioAttempts } from './failures.js';
 
 const quick = process.env.BENCH_QUICK === '1';
@@ -177,8 +177,8 @@ async function besideTheFloor(ctx: Ctx) {
         const uncoalesced = { port: ctx.stack.edgePorts[1]! };
         const r = await loadBesideFloor(ctx, portOf(server), 3, hit.label, ctx.stack.demo.accessKey, request, portOf(coalescing), uncoalesced);
         results[`load_3_${hit.key}`] = { ...r, bodyBytes };
-        const scenario = `${hit.key === 'page' ? '(3, 4)' : '(3)'} floor: bare Node HTTPS server, ${bodyBytes} B body`;
-        const coalesced = `(3) the floor writing each turn's responses together, ${bodyBytes} B body`;
+        const scenario = floorScenario(hit.key === 'page' ? '(3, 4)' : '(3)', bodyBytes);
+        const coalesced = coalescingFloorScenario(bodyBytes);
         // The floor's rows go before the edge's two (3) rows, coalesced and not.
         rows.splice(
           rows.length - 4,
