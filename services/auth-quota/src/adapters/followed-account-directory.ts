@@ -7,8 +7,9 @@ import { readAccountEventsAfter } from './event-sourced-accounts.js';
 /**
  * The account read model of one replica, folded from the account events of the shared event store and
  * kept current by reading the events after the last one applied: on every change this replica makes,
- * when another replica announces one, and every second in case an announcement was missed. A rotated
- * key leaves the index in the same step that applies the rotation, so it fails at once.
+ * when another replica announces one, every second in case an announcement was missed, and before it
+ * answers that it knows no such key or account (the announcement of a new one may still be on its way).
+ * A rotated key leaves the index in the same step that applies the rotation, so it fails at once.
  */
 export function followedAccountDirectory(store: EventStore): AccountDirectory {
   const accounts = new Map<string, Account>();
@@ -59,9 +60,17 @@ export function followedAccountDirectory(store: EventStore): AccountDirectory {
     return reading;
   };
 
+  /** Found now, or after reading what this replica has not applied yet (concurrent misses share one read). */
+  const find = async (lookup: () => OpenAccountState | undefined): Promise<OpenAccountState | undefined> => {
+    const known = lookup();
+    if (known) return known;
+    await refresh();
+    return lookup();
+  };
+
   return {
-    byAccessKeyHash: (hash) => open(byHash.get(hash)),
-    byId: (id) => open(id),
+    byAccessKeyHash: (hash) => find(() => open(byHash.get(hash))),
+    byId: (id) => find(() => open(id)),
     refresh,
   };
 }

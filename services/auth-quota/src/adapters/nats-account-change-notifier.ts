@@ -23,7 +23,7 @@ export function natsAccountChangeNotifier(nc: NatsConnection): AccountChangeNoti
           // each answer is one replica that has read the change
         }
       } catch {
-        // No replica answered in time: each still reads the change within its next refresh (a second).
+        // No other replica answered in time: each reads the change within a second, or before it says it knows no such account.
       }
     },
     async keysChanged(accountId) {

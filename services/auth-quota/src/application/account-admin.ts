@@ -40,7 +40,7 @@ export function accountAdmin(deps: {
         accessKey: input.accessKey || generateAccessKey(),
         secretKey: input.secretKey || generateSecretKey(),
       };
-      if (directory.byAccessKeyHash(hashKey(keys.accessKey))) {
+      if (await directory.byAccessKeyHash(hashKey(keys.accessKey))) {
         throw new AppError('conflict', 'An account with this access key already exists.');
       }
       const accountId = `acc_${randomUUID().replaceAll('-', '')}`;

@@ -43,8 +43,8 @@ export function accountConsole(deps: {
     keyGeneration: keyGenerationOf(account.keys.accessKeyHash),
   });
 
-  const open = (accountId: string): OpenAccountState => {
-    const account = directory.byId(accountId);
+  const open = async (accountId: string): Promise<OpenAccountState> => {
+    const account = await directory.byId(accountId);
     if (!account) throw new AppError('session_expired', 'The account no longer exists.');
     return account;
   };
@@ -56,26 +56,27 @@ export function accountConsole(deps: {
      * per access key and client address.
      */
     async signIn(accessKey: string, secretKey: string): Promise<ConsoleAccount> {
-      const account = accessKey ? directory.byAccessKeyHash(hashKey(accessKey)) : undefined;
-      if (!account || !secretKey || !sameSecret(admission.signingKey(account.accountId), secretKey)) {
+      const account = accessKey ? await directory.byAccessKeyHash(hashKey(accessKey)) : undefined;
+      if (!account || !secretKey || !sameSecret(await admission.signingKey(account.accountId), secretKey)) {
         throw new AppError('keys_invalid', KEYS_INVALID);
       }
       return describe(account);
     },
 
-    account: (accountId: string): ConsoleAccount => describe(open(accountId)),
+    account: async (accountId: string): Promise<ConsoleAccount> => describe(await open(accountId)),
 
-    revealSecretKey: (accountId: string): string => admission.signingKey(open(accountId).accountId),
+    revealSecretKey: async (accountId: string): Promise<string> => admission.signingKey((await open(accountId)).accountId),
 
     async rotateKeys(accountId: string) {
-      const keys = await admin.rotateKeys(open(accountId).accountId);
-      return { keys, console: { ...describe(open(accountId)), keyGeneration: keyGenerationOf(hashKey(keys.accessKey)) } };
+      const keys = await admin.rotateKeys((await open(accountId)).accountId);
+      return { keys, console: { ...describe(await open(accountId)), keyGeneration: keyGenerationOf(hashKey(keys.accessKey)) } };
     },
 
-    sign: (accountId: string, payload: Uint8Array): string => hmacHex(admission.signingKey(open(accountId).accountId), payload),
+    sign: async (accountId: string, payload: Uint8Array): Promise<string> =>
+      hmacHex(await admission.signingKey((await open(accountId)).accountId), payload),
 
     async dailyUsage(accountId: string): Promise<{ month: string; days: DayUsage[] }> {
-      open(accountId);
+      await open(accountId);
       const nowMs = deps.clock.now().getTime();
       const month = monthOf(nowMs);
       return { month, days: daysOfMonthSoFar(nowMs, await deps.dailyUsage.byDay(accountId, month)) };

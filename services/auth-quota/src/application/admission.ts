@@ -38,7 +38,7 @@ export function admission(deps: {
     authenticate,
     ...admit,
     ...settle,
-    signingKey: (accountId: string): string => deps.secrets.open(openAccount(accountId).keys.sealedSecretKey),
+    signingKey: async (accountId: string): Promise<string> => deps.secrets.open((await openAccount(accountId)).keys.sealedSecretKey),
     usage: usageReport({ openAccount, limitsAccess: access, clock, limits }),
   };
 }

@@ -12,8 +12,12 @@ export interface AccountCommands {
 
 /** The read side, shared by every replica: open accounts by id and by access key hash. */
 export interface AccountDirectory {
-  byAccessKeyHash(hash: string): OpenAccountState | undefined;
-  byId(accountId: string): OpenAccountState | undefined;
+  /**
+   * The open account of an access key's hash, or of an id. One this replica does not know yet (made on
+   * another replica an instant ago) is looked for again after reading the events it has not applied.
+   */
+  byAccessKeyHash(hash: string): Promise<OpenAccountState | undefined>;
+  byId(accountId: string): Promise<OpenAccountState | undefined>;
   /** Reads the account events this replica has not applied yet (its own changes and other replicas'). */
   refresh(): Promise<void>;
 }

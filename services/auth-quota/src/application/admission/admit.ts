@@ -51,8 +51,8 @@ const reserveRefusal = (d: Exclude<ReserveDecision, { kind: 'reserved' }>): AppE
  * atomic change of its shared limits.
  */
 export function admitting(deps: {
-  accountOf: (input: AdmitInput) => OpenAccountState;
-  openAccount: (accountId: string) => OpenAccountState;
+  accountOf: (input: AdmitInput) => Promise<OpenAccountState>;
+  openAccount: (accountId: string) => Promise<OpenAccountState>;
   limitsAccess: LimitsAccess;
   clock: Clock;
   limits: Record<Plan, PlanLimits>;
@@ -65,8 +65,8 @@ export function admitting(deps: {
 
   const idOf = (chosen: string | undefined) => (chosen && CALLER_ID.test(chosen) ? chosen : deps.newId());
 
-  const prepare = (input: AdmitInput): Prepared => {
-    const account = deps.accountOf(input);
+  const prepare = async (input: AdmitInput): Promise<Prepared> => {
+    const account = await deps.accountOf(input);
     let refusal: AppError | undefined;
     if (account.billingStatus === 'unpaid') refusal = errors.paymentRequired();
     const missing = input.features.find((f) => !planAllows(account.plan, f));
@@ -112,15 +112,16 @@ export function admitting(deps: {
   const admitMany = async (inputs: AdmitInput[]): Promise<(Admitted | AppError)[]> => {
     const results: (Admitted | AppError)[] = new Array(inputs.length);
     const groups = new Map<string, { index: number; prepared: Prepared }[]>();
-    inputs.forEach((input, index) => {
-      try {
-        const prepared = prepare(input);
-        const group = groups.get(prepared.account.accountId) ?? [];
-        group.push({ index, prepared });
-        groups.set(prepared.account.accountId, group);
-      } catch (err) {
-        results[index] = isAppError(err) ? err : errors.internal(err);
+    const prepared = await Promise.all(inputs.map((input) => prepare(input).catch((err: unknown) => (isAppError(err) ? err : errors.internal(err)))));
+    // Grouped in the order the admissions came, whatever order their accounts were found in.
+    prepared.forEach((p, index) => {
+      if (p instanceof AppError) {
+        results[index] = p;
+        return;
       }
+      const group = groups.get(p.account.accountId) ?? [];
+      group.push({ index, prepared: p });
+      groups.set(p.account.accountId, group);
     });
     await Promise.all(
       [...groups].map(async ([accountId, group]) => {
@@ -147,7 +148,7 @@ export function admitting(deps: {
 
     /** One render's unit of quota for an admitted account whose admission deferred it; a retried id reserves once. */
     async reserve(accountId: string, reservationId?: string, settler: Settler = 'job'): Promise<string> {
-      const account = deps.openAccount(accountId);
+      const account = await deps.openAccount(accountId);
       const id = idOf(reservationId);
       const nowMs = clock.now().getTime();
       const decision = await change(accountId, (state) => reserve(state, id, { settler, holds: 'render' }, limits[account.plan], holdMs, nowMs));
@@ -160,7 +161,7 @@ export function admitting(deps: {
      * units given back. A repeat, an unknown lease or a lease of a window that has ended gives nothing.
      */
     async returnLease(accountId: string, leaseId: string, unused: number): Promise<number> {
-      deps.openAccount(accountId);
+      await deps.openAccount(accountId);
       const nowMs = clock.now().getTime();
       return change(accountId, (state) => returnLease(state, leaseId, unused, nowMs));
     },

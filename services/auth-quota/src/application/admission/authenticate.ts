@@ -9,9 +9,9 @@ import type { AdmitInput } from './types.js';
 export function authentication(deps: { directory: AccountDirectory; secrets: SecretBox }) {
   const { directory } = deps;
 
-  const authenticate = (accessKey: string): OpenAccountState => {
+  const authenticate = async (accessKey: string): Promise<OpenAccountState> => {
     // A missing or unknown key touches no account: the lookup is by hash and nothing is counted.
-    const account = accessKey ? directory.byAccessKeyHash(hashKey(accessKey)) : undefined;
+    const account = accessKey ? await directory.byAccessKeyHash(hashKey(accessKey)) : undefined;
     if (!account) throw errors.accessKeyInvalid();
     return account;
   };
@@ -26,13 +26,13 @@ export function authentication(deps: { directory: AccountDirectory; secrets: Sec
   };
 
   /** The account a request is made for: an internal caller's by id, anyone else's by key and signature. */
-  const accountOf = (input: AdmitInput): OpenAccountState => {
+  const accountOf = async (input: AdmitInput): Promise<OpenAccountState> => {
     if (input.accountId) {
-      const found = directory.byId(input.accountId);
+      const found = await directory.byId(input.accountId);
       if (!found) throw errors.accessKeyInvalid();
       return found;
     }
-    const account = authenticate(input.accessKey);
+    const account = await authenticate(input.accessKey);
     checkSignature(account, input);
     return account;
   };

@@ -31,8 +31,8 @@ export type LimitsAccess = ReturnType<typeof limitsAccess>;
 /** An open account by id, or 404. */
 export const openAccountIn =
   (directory: AccountDirectory) =>
-  (accountId: string): OpenAccountState => {
-    const account = directory.byId(accountId);
+  async (accountId: string): Promise<OpenAccountState> => {
+    const account = await directory.byId(accountId);
     if (!account) throw errors.notFound('The account');
     return account;
   };

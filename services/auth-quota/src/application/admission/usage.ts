@@ -7,13 +7,13 @@ import type { AccountUsage } from './types.js';
 
 /** An account's usage as GET /v1/usage reports it, read from its shared limits (committed usage's one count). */
 export function usageReport(deps: {
-  openAccount: (accountId: string) => OpenAccountState;
+  openAccount: (accountId: string) => Promise<OpenAccountState>;
   limitsAccess: LimitsAccess;
   clock: Clock;
   limits: Record<Plan, PlanLimits>;
 }) {
   return async (accountId: string): Promise<AccountUsage> => {
-    const account = deps.openAccount(accountId);
+    const account = await deps.openAccount(accountId);
     const plan = deps.limits[account.plan];
     const nowMs = deps.clock.now().getTime();
     const state = await deps.limitsAccess.read(accountId);

@@ -20,13 +20,13 @@ export function accountConsoleService(deps: { console: AccountConsole; logger: L
   const h = <Req, Res>(fn: (req: Req) => Promise<Res> | Res) => unaryHandler<Req, Res>(async (req) => fn(req), deps.logger);
   return {
     signIn: h(async (req) => ({ account: toMessage(await c.signIn(req.access_key, req.secret_key)) })),
-    getConsoleAccount: h(async (req) => ({ account: toMessage(c.account(req.account_id)) })),
-    revealSecretKey: h(async (req) => ({ secret_key: c.revealSecretKey(req.account_id) })),
+    getConsoleAccount: h(async (req) => ({ account: toMessage(await c.account(req.account_id)) })),
+    revealSecretKey: h(async (req) => ({ secret_key: await c.revealSecretKey(req.account_id) })),
     rotateConsoleKeys: h(async (req) => {
       const { keys, console } = await c.rotateKeys(req.account_id);
       return { access_key: keys.accessKey, secret_key: keys.secretKey, account: toMessage(console) };
     }),
-    signPayload: h(async (req) => ({ signature: c.sign(req.account_id, req.payload) })),
+    signPayload: h(async (req) => ({ signature: await c.sign(req.account_id, req.payload) })),
     getDailyUsage: h(async (req) => c.dailyUsage(req.account_id)),
   };
 }

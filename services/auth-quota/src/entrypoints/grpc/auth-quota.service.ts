@@ -147,7 +147,7 @@ export function authQuotaService(deps: {
   };
 
   return {
-    authenticate: h(async (req) => ({ account: toAccount(admission.authenticate(req.access_key)) })),
+    authenticate: h(async (req) => ({ account: toAccount(await admission.authenticate(req.access_key)) })),
 
     admitRequest: h(async (req) => toResponse(await admission.admit(inputOf(req)))),
 
@@ -178,7 +178,7 @@ export function authQuotaService(deps: {
       return {};
     }),
 
-    getSigningKey: h(async (req) => ({ secret_key: admission.signingKey(req.account_id) })),
+    getSigningKey: h(async (req) => ({ secret_key: await admission.signingKey(req.account_id) })),
 
     createAccount: h(async (req) => {
       const { account, keys } = await admin.openAccount({
