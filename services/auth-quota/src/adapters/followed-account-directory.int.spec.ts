@@ -80,6 +80,49 @@ describe('followedAccountDirectory', () => {
     });
   });
 
+  describe('When keys nobody opened arrive one after another for 300 ms', () => {
+    it('should read the store at most once per spacing, not once per key', async () => {
+      const counted = counting(store);
+      const spacingMs = 25;
+      const replica = followedAccountDirectory(counted.store, { missReadSpacingMs: spacingMs });
+      await replica.refresh();
+      counted.reads = 0;
+
+      let asked = 0;
+      const startedMs = performance.now();
+      while (performance.now() - startedMs < 300) {
+        expect(await replica.byAccessKeyHash(hashKey(`ak_flood_${++asked}`))).toBeUndefined();
+      }
+
+      expect(asked).toBeGreaterThan(5);
+      expect(counted.reads).toBeLessThanOrEqual(Math.ceil(300 / spacingMs) + 1);
+    });
+
+    it('should still find a key opened elsewhere during the flood at its first use', async () => {
+      const replica = followedAccountDirectory(store, { missReadSpacingMs: 25 });
+      await replica.refresh();
+      const flood = Array.from({ length: 20 }, (_, i) => replica.byAccessKeyHash(hashKey(`ak_flood_again_${i}`)));
+
+      const accountId = await openAccount('ak_opened_in_the_flood');
+
+      expect((await replica.byAccessKeyHash(hashKey('ak_opened_in_the_flood')))?.accountId).toBe(accountId);
+      expect((await Promise.all(flood)).every((a) => a === undefined)).toBe(true);
+    });
+  });
+
+  describe('When a key nobody opened is asked after a quiet spell, and then a key opened since', () => {
+    it('should read again for the second: the first read is not shared past its start', async () => {
+      const replica = followedAccountDirectory(store);
+      await replica.refresh();
+      await new Promise((r) => setTimeout(r, 20));
+
+      expect(await replica.byAccessKeyHash(hashKey('ak_before_the_quiet_ended'))).toBeUndefined();
+      const accountId = await openAccount('ak_after_the_quiet');
+
+      expect((await replica.byAccessKeyHash(hashKey('ak_after_the_quiet')))?.accountId).toBe(accountId);
+    });
+  });
+
   describe('When a key this replica knows is looked up', () => {
     it('should answer without reading the store', async () => {
       await openAccount('ak_known');
