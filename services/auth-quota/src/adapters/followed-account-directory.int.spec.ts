@@ -83,7 +83,7 @@ describe('followedAccountDirectory', () => {
   describe('When keys nobody opened arrive one after another for 300 ms', () => {
     it('should read the store at most once per spacing, not once per key', async () => {
       const counted = counting(store);
-      const spacingMs = 25;
+      const spacingMs = 10;
       const replica = followedAccountDirectory(counted.store, { missReadSpacingMs: spacingMs });
       await replica.refresh();
       counted.reads = 0;
@@ -94,8 +94,11 @@ describe('followedAccountDirectory', () => {
         expect(await replica.byAccessKeyHash(hashKey(`ak_flood_${++asked}`))).toBeUndefined();
       }
 
+      const elapsedMs = performance.now() - startedMs;
+
       expect(asked).toBeGreaterThan(5);
-      expect(counted.reads).toBeLessThanOrEqual(Math.ceil(300 / spacingMs) + 1);
+      // A timer may fire a millisecond or two early against performance.now() (the event loop's clock is read once a turn).
+      expect(counted.reads).toBeLessThanOrEqual(Math.ceil(elapsedMs / (spacingMs - 2)) + 1);
     });
 
     it('should still find a key opened elsewhere during the flood at its first use', async () => {

@@ -75,7 +75,7 @@ export function followedAccountDirectory(store: EventStore, opts: { missReadSpac
   const spaced = async () => {
     while (reading) await reading.catch(() => undefined);
     const wait = lastReadEndedMs + missReadSpacingMs - performance.now();
-    if (wait > 0) await sleep(wait);
+    if (wait > 0) await sleep(Math.ceil(wait));
   };
 
   /**
