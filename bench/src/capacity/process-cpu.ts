@@ -1,6 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 
 const TICKS_PER_SECOND = 100;
+/**
+ * How far a reaped life may read over what its parent's count grew by and still be taken as come back: the
+ * kernel adds a child's exact time to its parent's count, while /proc rounds each figure (the child's user
+ * and system time, the parent's two counts) to a tick on its own.
+ */
+const ROUNDING_SLACK = 4 / TICKS_PER_SECOND;
 
 interface Proc {
   pid: number;
@@ -118,7 +124,7 @@ export function useByServiceSince(before: ProcessSnapshot, root = process.pid, o
    * and never come back: Chromium leaves its zygote (with the page processes) behind, and waits for its GPU
    * and network processes. Which came back is not recorded anywhere; what the count grew by bounds it. So
    * each child's own life then is taken off, and then its ended descendants' lives then, largest first, as
-   * long as they fit in what is left of the growth.
+   * long as they fit in what is left of the growth (within the rounding of the figures).
    */
   const reapedLivesThen = (p: Proc, then: Proc): ServiceUse => {
     const taken: ServiceUse = { cpu: 0, minorFaults: 0 };
@@ -129,7 +135,7 @@ export function useByServiceSince(before: ProcessSnapshot, root = process.pid, o
     }
     let left = p.reaped.cpu - then.reaped.cpu - taken.cpu;
     for (const life of descendants.sort((a, b) => b.cpu - a.cpu)) {
-      if (life.cpu > left) continue;
+      if (life.cpu > left + ROUNDING_SLACK) continue;
       addUse(taken, life, 1);
       left -= life.cpu;
     }
