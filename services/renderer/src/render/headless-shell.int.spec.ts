@@ -22,7 +22,13 @@ const PAGE = `<h1 style="color:#2a5db0">Quarterly report</h1>
 
 let fixture: FixtureServer;
 beforeAll(async () => {
-  fixture = await startFixtureServer({ '/page': fixturePage(PAGE, 'body{font-family:sans-serif;margin:24px}') });
+  fixture = await startFixtureServer({
+    '/page': fixturePage(PAGE, 'body{font-family:sans-serif;margin:24px}'),
+    '/locked': (_req, res) => {
+      res.writeHead(401, { 'www-authenticate': 'Basic realm="fixture"', 'content-type': 'text/html' });
+      res.end('<!doctype html><p>please sign in</p>');
+    },
+  });
 });
 afterAll(() => fixture?.close());
 
@@ -46,6 +52,15 @@ describe.skipIf(!both)('The headless shell and the full browser', () => {
       const [pa, pb] = await Promise.all([decoded(a.body), decoded(b.body)]);
       expect(pa.info).toEqual(pb.info);
       expect(pa.data.equals(pb.data)).toBe(true);
+    });
+
+    // The shell renders an unanswered challenge's page by itself; the full browser needs the challenge answered (empty credentials).
+    it.each(['none', 'cookies_banner'])('should render the 401 page of a site behind authentication, with block_annoyance=%s', async (blockAnnoyance) => {
+      const input = { url: `${fixture.origin}/locked`, block_annoyance: blockAnnoyance };
+      for (const out of await Promise.all([shell.render('scrape', input), full.render('scrape', input)])) {
+        expect(out.body.toString()).toContain('please sign in');
+        expect(out.pageStatus).toBe(401);
+      }
     });
 
     it('should scrape the same document', async () => {

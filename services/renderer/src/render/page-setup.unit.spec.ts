@@ -32,7 +32,7 @@ describe('viewportFor', () => {
   });
 });
 
-/** The steps that only act when their parameters are given (requests, challenges, cookie popups, dialogs, windows and WebRTC are always handled). */
+/** The steps that only act when their parameters are given (dialogs, windows and WebRTC are always handled; requests and cookie popups under the default block_annoyance, challenges in the full browser). */
 const ALWAYS = new Set([requestsStep, consentStep, authenticationStep, dialogsAndPopupsStep, webrtcStep]);
 const OPTIONAL_STEPS = PAGE_SETUP_STEPS.filter((step) => !ALWAYS.has(step));
 

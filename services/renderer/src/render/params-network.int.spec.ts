@@ -75,6 +75,14 @@ beforeAll(async () => {
        <script src="http://cdn.example-widgets.test/widget.js"></script>`,
     ),
     '/local-file': page('<iframe src="file:///etc/passwd" style="border:0;width:100%;height:900px"></iframe>'),
+    '/local-file-read': page(
+      `<pre id="out"></pre><script>
+       const out = document.getElementById('out');
+       const say = (what) => { out.textContent += what + '\\n'; };
+       fetch('file:///etc/passwd').then((r) => r.text()).then((t) => say('fetch read ' + t), () => say('fetch refused'));
+       try { const x = new XMLHttpRequest(); x.open('GET', 'file:///etc/passwd', false); x.send(); say('xhr read ' + x.responseText); } catch { say('xhr refused'); }
+       </script>`,
+    ),
   });
   egress = await startTestProxy();
   callerProxy = await startTestProxy({ username: USER, password: PASSWORD });
@@ -239,9 +247,18 @@ describe('block_annoyance', () => {
 
 describe('SSRF guard inside the page', () => {
   describe('When the page frames a local file', () => {
-    it('should not load it: the frame stays empty', async () => {
-      const out = await r.render('screenshot', { url: url('/local-file'), format: 'png', viewport_width: 400, viewport_height: 300 });
+    // block_annoyance=none: no parameter decides about single requests, so none is paused and Chromium's own refusal holds.
+    it.each(['cookies_banner', 'none'])('should not load it with block_annoyance=%s: the frame stays empty', async (blockAnnoyance) => {
+      const out = await r.render('screenshot', { url: url('/local-file'), format: 'png', viewport_width: 400, viewport_height: 300, block_annoyance: blockAnnoyance });
       for (const [x, y] of [[10, 10], [200, 20], [50, 150], [300, 250]] as const) expect(await pixelAt(out.body, x, y)).toEqual([255, 255, 255]);
+    });
+  });
+
+  describe('When a script of the page reads a local file, with no parameter that pauses requests', () => {
+    it('should be refused by the browser', async () => {
+      const out = await r.render('scrape', { url: url('/local-file-read'), block_annoyance: 'none', wait_for_selector: '#out', delay: 0.3 });
+      const said = /<pre id="out">([\s\S]*?)<\/pre>/.exec(out.body.toString())?.[1] ?? '';
+      expect(said.split('\n').filter(Boolean).sort()).toEqual(['fetch refused', 'xhr refused']);
     });
   });
 

@@ -1,4 +1,6 @@
+import type { Page } from 'puppeteer-core';
 import { ValidationError } from '@app/errors';
+import { isHeadlessShell } from '../../browser/index.js';
 import type { PageSetupStep } from './step.js';
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -31,11 +33,19 @@ export const extraHeadersStep: PageSetupStep = (page, params) => {
 };
 
 /**
- * Every authentication challenge is answered with empty credentials, so a page behind authentication
- * renders its own 401 answer instead of failing the navigation. Real credentials never answer a
- * challenge, since any origin the page loads may send one: `authorization` goes as a header to the
- * page's own origin only (requestsStep), and a proxy's credentials are added by its relay.
+ * A page behind authentication renders its own 401 answer instead of failing the navigation. The headless
+ * shell does so by itself when nobody answers the challenge; the full browser fails the navigation
+ * (net::ERR_INVALID_AUTH_CREDENTIALS), so there every challenge is answered with empty credentials, which
+ * pauses each request of the page to watch for one. Real credentials never answer a challenge, since any
+ * origin the page loads may send one: `authorization` goes as a header to the page's own origin only
+ * (requestsStep), and a proxy's credentials are added by its relay.
  */
 const EMPTY_CREDENTIALS = Object.freeze({ username: '', password: '' });
 
-export const authenticationStep: PageSetupStep = (page) => page.authenticate(EMPTY_CREDENTIALS);
+/** Whether the page's browser is one that renders an unanswered challenge's 401 page (the headless shell). */
+const rendersUnansweredChallenges = (page: Page): boolean => {
+  const binary = page.browser().process()?.spawnfile;
+  return binary !== undefined && isHeadlessShell(binary);
+};
+
+export const authenticationStep: PageSetupStep = (page) => (rendersUnansweredChallenges(page) ? undefined : page.authenticate(EMPTY_CREDENTIALS));

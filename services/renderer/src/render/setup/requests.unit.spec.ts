@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderParams } from '../testing/test-params.js';
-import { requestPolicy, type RequestInfo } from './requests.js';
+import { requestPolicy, requestsNeedDeciding, type RequestInfo } from './requests.js';
 
 const request = (url: string, fields: Partial<RequestInfo> = {}): RequestInfo => ({
   url,
@@ -53,6 +53,26 @@ describe('requestPolicy', () => {
         headers: { accept: '*/*', authorization: 'Basic dTpw' },
       });
       expect(decide(request('http://b.test/img.png'))).toEqual({ action: 'continue' });
+    });
+  });
+});
+
+describe('requestsNeedDeciding', () => {
+  describe('When no parameter decides about single requests', () => {
+    it('should be false, so no request of the page is paused', () => {
+      expect(requestsNeedDeciding(renderParams({ url: 'https://a.test/', block_annoyance: 'none' }))).toBe(false);
+      expect(requestsNeedDeciding(renderParams({ html: '<p>x</p>', block_annoyance: 'none' }))).toBe(false);
+    });
+  });
+
+  describe('When block_ressources, block_annoyance or authorization is given', () => {
+    it.each([
+      ['block_ressources', { block_ressources: ['image'], block_annoyance: 'none' }],
+      ['block_annoyance by default (cookies_banner)', {}],
+      ['block_annoyance=ads', { block_annoyance: 'ads' }],
+      ['authorization', { authorization: 'dTpw', block_annoyance: 'none' }],
+    ])('should be true with %s', (_name, params) => {
+      expect(requestsNeedDeciding(renderParams({ url: 'https://a.test/', ...params }))).toBe(true);
     });
   });
 });
