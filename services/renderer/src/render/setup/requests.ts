@@ -50,7 +50,8 @@ export function requestPolicy(params: RenderParams): (request: RequestInfo) => R
  * Whether the render's parameters decide anything about single requests: block_ressources, block_annoyance
  * (other than none) or authorization. Without them requestPolicy would continue every http(s), data or blob
  * request and refuse only other schemes, which Chromium itself refuses to a web page (file:, chrome:,
- * view-source:, ftp: are never loaded by a page or its frames, scripts or images; tests check file: in a frame, a fetch and an XHR).
+ * view-source:, ftp: are never loaded by a page or its frames, scripts or images; tests check file: in
+ * a frame, a fetch and an XHR).
  */
 export function requestsNeedDeciding(params: RenderParams): boolean {
   return params.block_ressources.length > 0 || annoyanceMatcher(params.block_annoyance, params.url) !== undefined || !!params.authorization;
@@ -59,8 +60,9 @@ export function requestsNeedDeciding(params: RenderParams): boolean {
 /**
  * When the parameters ask for it (requestsNeedDeciding), every request of the page is paused and decided by
  * requestPolicy (service workers bypassed so none escapes). Otherwise the page's requests are not paused:
- * pausing each costs the browser and this process two messages a request, a few percent of a small page's render.
- * Either way every request the page makes goes through the egress proxy, which checks and pins its address.
+ * pausing each costs the browser and this process two messages a request, a few percent of a small
+ * page's render. Either way every request the page makes goes through the egress proxy, which checks
+ * and pins its address.
  */
 export const requestsStep: PageSetupStep = (page, params) => {
   if (!requestsNeedDeciding(params)) return undefined;
