@@ -1,7 +1,7 @@
 import type { HTTPRequest } from 'puppeteer-core';
 import type { RenderParams } from '@app/proto/render';
 import { parseHeaderList } from './headers.js';
-import { annoyanceMatcher } from './annoyance-blocklist.js';
+import { annoyanceMatcher, blockedCategories } from './annoyance-blocklist.js';
 import type { PageSetupStep } from './step.js';
 
 /** Schemes a page may load; everything else (file:, ftp:, chrome:, …) is refused in the browser too. */
@@ -54,7 +54,7 @@ export function requestPolicy(params: RenderParams): (request: RequestInfo) => R
  * a frame, a fetch and an XHR).
  */
 export function requestsNeedDeciding(params: RenderParams): boolean {
-  return params.block_ressources.length > 0 || annoyanceMatcher(params.block_annoyance, params.url) !== undefined || !!params.authorization;
+  return params.block_ressources.length > 0 || blockedCategories(params.block_annoyance).size > 0 || !!params.authorization;
 }
 
 /**
