@@ -3,7 +3,8 @@ import { StorageType, jetstreamManager, type JetStreamManager, type StreamConfig
 import { Kvm } from '@nats-io/kv';
 import { Objm } from '@nats-io/obj';
 import { isNotFound } from './bus-errors.js';
-import { ensureConsumer } from './ensure-consumer.js';
+import { ackFloorsOf, ensureConsumer, type ConsumerDefinition } from './ensure-consumer.js';
+import { ensureStream, type StreamDefinition } from './ensure-stream.js';
 import { whileBusUnavailable } from './publish-until-stored.js';
 import { retryUntil } from './retry-until.js';
 import { BUCKETS, CONSUMERS, STREAMS, type BucketDefinition } from './topology.js';
@@ -24,11 +25,21 @@ export interface TopologyOptions {
 export async function ensureTopology(nc: NatsConnection, opts: TopologyOptions = {}): Promise<void> {
   const replicas = opts.replicas ?? 1;
   const jsm = await throughElections(() => jetstreamManager(nc));
-  for (const definition of Object.values(STREAMS)) await throughElections(() => ensureStream(jsm, { ...definition, num_replicas: replicas }));
+  await ensureStreams(jsm, Object.values(STREAMS), CONSUMERS, replicas);
+  for (const bucket of Object.values(BUCKETS)) await throughElections(() => ensureBucket(nc, jsm, bucket, replicas));
+}
+
+/**
+ * Creates or updates `streams` and then `consumers` (of these streams), each with `replicas` copies. The
+ * consumers' ack floors are read before any stream changes: a stream given more copies takes its consumers
+ * along, and a server without their state may answer for them while they elect leaders (see ensureConsumer).
+ */
+export async function ensureStreams(jsm: JetStreamManager, streams: readonly StreamDefinition[], consumers: readonly ConsumerDefinition[], replicas: number): Promise<void> {
+  const floors = await throughElections(() => ackFloorsOf(jsm, consumers));
+  for (const definition of streams) await throughElections(() => ensureStream(jsm, { ...definition, num_replicas: replicas }));
   // The replica count stated, not inherited: a consumer made while its stream had one copy would keep
   // one copy (on one server) after the stream was given three, and be lost with that server.
-  for (const consumer of CONSUMERS) await throughElections(() => ensureConsumer(jsm, consumer, replicas));
-  for (const bucket of Object.values(BUCKETS)) await throughElections(() => ensureBucket(nc, jsm, bucket, replicas));
+  for (const consumer of consumers) await throughElections(() => ensureConsumer(jsm, consumer, replicas, floors));
 }
 
 /**
@@ -37,33 +48,6 @@ export async function ensureTopology(nc: NatsConnection, opts: TopologyOptions =
  * for it rather than exiting. Every step is create-or-update, safe to repeat.
  */
 const throughElections = <T>(step: () => Promise<T>): Promise<T> => whileBusUnavailable(step, 30_000);
-
-async function ensureStream(jsm: JetStreamManager, stream: Partial<StreamConfig> & { name: string }): Promise<void> {
-  const info = await jsm.streams.info(stream.name).catch((err: unknown) => {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  });
-  if (info && info.config.retention !== stream.retention) {
-    // A stream's retention cannot change in place. An empty stream of an older layout is replaced; one
-    // still holding messages keeps its retention (deleting it would lose them) until a start finds it
-    // empty, which an interest or work-queue stream becomes once its consumers caught up.
-    if (info.state.messages > 0) {
-      const kept = { ...stream, retention: info.config.retention };
-      await jsm.streams.update(stream.name, kept);
-      return;
-    }
-    await jsm.streams.delete(stream.name);
-  } else if (info) {
-    await jsm.streams.update(stream.name, stream);
-    return;
-  }
-  await jsm.streams.add(stream).catch(async (addErr: unknown) => {
-    // Another replica created it between our info and add.
-    await jsm.streams.info(stream.name).catch(() => {
-      throw addErr;
-    });
-  });
-}
 
 async function ensureBucket(nc: NatsConnection, jsm: JetStreamManager, bucket: BucketDefinition, replicas: number): Promise<void> {
   const opts = { storage: StorageType.File, replicas };
