@@ -1,15 +1,19 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '@app/logging';
 import { BUCKETS, Kvm, kvLease, type KV } from '@app/messaging';
 import { EXPIRY_SWEEP_LEASE_KEY } from '@app/render-contracts';
-import { startTestBus, type TestBus } from '@app/testkit';
+import { startTestBus, until, type TestBus } from '@app/testkit';
 import { expirySweeper } from './expiry-sweeper.js';
 
 // The expiry sweepers of two edge replicas sharing one render-status bucket on a real nats-server 2.9.
 let bus: TestBus;
 let kvs: KV[];
 const INTERVAL_MS = 100;
+/**
+ * Longer than the service's two intervals: a renewal that a loaded machine delays past the lease's life
+ * lets the other replica take it, as it should, but this test is about who sweeps while both run.
+ */
+const LEASE_MS = 30 * INTERVAL_MS;
 
 beforeAll(async () => {
   bus = await startTestBus('sweepers');
@@ -26,7 +30,7 @@ function sweeperOf(kv: KV, holder: string) {
       sweeps.push(Date.now());
       return { files: 0, cacheEntries: 0, stuckRenders: 0 };
     },
-    lease: kvLease(kv, EXPIRY_SWEEP_LEASE_KEY, { holder, ttlMs: 2 * INTERVAL_MS }),
+    lease: kvLease(kv, EXPIRY_SWEEP_LEASE_KEY, { holder, ttlMs: LEASE_MS }),
     intervalMs: INTERVAL_MS,
     logger: createLogger('edge-http-test', { level: 'silent' }),
   });
@@ -40,14 +44,16 @@ describe('Expiry sweepers of two edge replicas', () => {
       const b = sweeperOf(kvs[1]!, 'edge-b');
       a.sweeper.start();
       b.sweeper.start();
-      await sleep(15 * INTERVAL_MS);
+      await until(() => a.sweeps.length + b.sweeps.length >= 5, 15_000, 'five sweeps');
       const [holder, other] = a.sweeps.length > 0 ? [a, b] : [b, a];
       expect(holder.sweeps.length).toBeGreaterThanOrEqual(5);
       expect(other.sweeps).toHaveLength(0);
 
+      // Stopped, the holder lets go of the lease: the other replica sweeps from its next turn.
       await holder.sweeper.stop();
-      await sleep(10 * INTERVAL_MS);
-      expect(other.sweeps.length).toBeGreaterThanOrEqual(3);
+      const swept = holder.sweeps.length;
+      await until(() => other.sweeps.length >= 3, 15_000, 'three sweeps by the other replica');
+      expect(holder.sweeps).toHaveLength(swept);
       await other.sweeper.stop();
     });
   });
