@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUCKETS, Objm, connectNats } from '@app/messaging';
+import { BUCKETS, Objm, STREAMS, SUBJECTS, connectNats, jetstreamManager } from '@app/messaging';
 import { RENDER_PRODUCERS } from '@app/render-contracts';
 import {
   holdRoute,
@@ -81,7 +81,10 @@ describe('POST /v1/screenshot', () => {
   describe('Where a synchronous result travels', () => {
     const resultsBucket = async () => {
       const nc = await connectNats({ servers: stack.natsUrl, name: 'e2e-results' });
-      return { store: await new Objm(nc).open(BUCKETS.renderResults.name), close: () => nc.close() };
+      const jsm = await jetstreamManager(nc);
+      /** The render's finished event as the render events stream holds it, if it does. */
+      const storedEvent = (jobId: string) => jsm.streams.getMessage(STREAMS.RENDER_EVENTS.name, { last_by_subj: SUBJECTS.renderEvent('sync', 'finished', jobId) });
+      return { store: await new Objm(nc).open(BUCKETS.renderResults.name), storedEvent, close: () => nc.close() };
     };
     /** The renderer's finished event of the one render `call` makes. */
     const finishedOf = async (call: () => Promise<Awaited<ReturnType<TestStack['call']>>>) => {
@@ -92,7 +95,7 @@ describe('POST /v1/screenshot', () => {
     };
 
     describe('When the result fits in a message', () => {
-      it('should be handed to the edge: the caller gets the image, and no object is ever written', async () => {
+      it('should be handed to the edge: the caller gets the image, and neither an object nor an event is ever stored', async () => {
         const html = '<html><body style="margin:0;background:#00ff00"></body></html>';
         const { res, event } = await finishedOf(() => stack.call('POST', '/v1/screenshot', { headers: key(), json: { html, format: 'png' } }));
         expect(res.status).toBe(200);
@@ -101,6 +104,7 @@ describe('POST /v1/screenshot', () => {
         const bucket = await resultsBucket();
         try {
           expect(await bucket.store.info(event.job_id)).toBeNull();
+          expect(await bucket.storedEvent(event.job_id)).toBeNull();
         } finally {
           await bucket.close();
         }
@@ -121,6 +125,8 @@ describe('POST /v1/screenshot', () => {
         const bucket = await resultsBucket();
         try {
           await until(async () => (await bucket.store.info(event.job_id))?.deleted ?? true, 10_000, 'the transient result removed');
+          // Not handed over, the outcome is stored for the edge to read back should it miss the message.
+          expect(await bucket.storedEvent(event.job_id)).not.toBeNull();
         } finally {
           await bucket.close();
         }

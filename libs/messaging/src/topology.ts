@@ -49,6 +49,13 @@ export const SUBJECTS = {
   renderEventsAll: 'render.>',
   /** The event a render event's subject names (`started`, `finished`, ...). */
   renderEventKindOf: (subject: string): string => subject.split('.', 3)[2] ?? '',
+  /**
+   * Core NATS, never in a stream: the RenderFinished of a synchronous render whose result its caller took
+   * from the renderer's hand-over. The caller holds the outcome and nothing reads it back, so it is told to
+   * whoever listens (an operator's `nats sub`, the tests) rather than stored.
+   */
+  renderTaken: (jobId: string) => `renderer.taken.${jobId}`,
+  renderTakenAll: 'renderer.taken.*',
   /** The origin a render event's subject names. */
   renderEventOriginOf: (subject: string): string => subject.split('.', 2)[1] ?? '',
   /**

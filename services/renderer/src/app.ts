@@ -65,7 +65,7 @@ export async function createApp(config: RendererConfig, logger: Logger, o: { nat
       screencast: { encoders },
     }),
     results: objectStoreSink(objects),
-    finished: natsFinishedPublisher(js),
+    finished: natsFinishedPublisher(nats, js),
     guard: { check: async (url, parameter) => void (await checkTargetUrl(url, { parameter, allowPrivate: config.allowPrivateTargets })) },
     clock: { now: () => new Date() },
     rendererId: config.rendererId,

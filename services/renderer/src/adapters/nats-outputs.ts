@@ -1,4 +1,4 @@
-import { SUBJECTS, publishUntilStored, renderOriginOf, traceHeaders, type JetStreamClient, type ObjectStore } from '@app/messaging';
+import { SUBJECTS, publishUntilStored, renderOriginOf, traceHeaders, type JetStreamClient, type NatsConnection, type ObjectStore } from '@app/messaging';
 import { RenderFinished, RenderStarted } from '@app/proto/render';
 import type { FinishedPublisher, ResultSink } from '../application/ports.js';
 
@@ -16,8 +16,15 @@ export function objectStoreSink(store: ObjectStore): ResultSink {
  * redeliveries. A caller waiting for a sync render has its result as soon as the event is sent, so the event
  * is sent again while the stream cannot store it for a moment (a NATS node lost): its charge depends on it.
  */
-export function natsFinishedPublisher(js: JetStreamClient): FinishedPublisher {
+export function natsFinishedPublisher(nc: NatsConnection, js: JetStreamClient): FinishedPublisher {
   return {
+    tellTaken(event) {
+      try {
+        nc.publish(SUBJECTS.renderTaken(event.job_id), RenderFinished.encode(event).finish(), { headers: traceHeaders() });
+      } catch {
+        // A connection closing: the caller holds the outcome, and nobody needs this one.
+      }
+    },
     async publish(event) {
       await publishUntilStored(js, SUBJECTS.renderEvent(renderOriginOf(event), 'finished', event.job_id), RenderFinished.encode(event).finish(), {
         msgID: `finished:${event.job_id}`,

@@ -118,11 +118,12 @@ export function performRender(deps: {
       const session = await sessionOfJob(job, deps.sessions);
       const output = await renderer.render(job.operation as RenderOperation, params, renderMs, { secrets, session });
       const described = { content_type: output.contentType, extension: output.extension, size: output.body.byteLength, headers: output.headers };
-      // A caller waiting for this result takes it from here: no object is written, read and removed.
+      // A caller waiting for this result takes it from here: no object is written, read and removed, and
+      // no event is stored (the caller holds the outcome, and its answer settles the reservation).
       if (job.confirm_start && !job.placement && deps.handOver) {
-        const outcome = { status: 'succeeded', result: { ...described, object_name: '', expires_unix_ms: 0 } };
-        if (await deps.handOver.offer(finishedEvent(job, startedMs, outcome), output.body)) {
-          await announce(job, startedMs, outcome);
+        const event = finishedEvent(job, startedMs, { status: 'succeeded', result: { ...described, object_name: '', expires_unix_ms: 0 } });
+        if (await deps.handOver.offer(event, output.body)) {
+          finished.tellTaken(event);
           return [ack, 'succeeded'];
         }
       }

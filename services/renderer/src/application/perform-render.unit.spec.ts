@@ -10,13 +10,14 @@ const NOW = 1_800_000_000_000;
 function setup(renderer?: Renderer, inputs?: JobInputs, startGate?: StartGate, handOver?: ResultHandOver) {
   const puts: { name: string; body: Uint8Array; metadata?: Record<string, string> }[] = [];
   const finished: RenderFinished[] = [];
+  const told: RenderFinished[] = [];
   const started: RenderStarted[] = [];
   const outcomes: string[] = [];
   const render = vi.fn<Renderer['render']>(async () => ({ body: Buffer.from([1, 2, 3]), contentType: 'image/png', extension: 'png', headers: { 'x-service-metadata-title': 'T' } }));
   const perform = performRender({
     renderer: renderer ?? { render },
     results: { put: async (name, body, metadata) => void puts.push({ name, body, metadata }) },
-    finished: { publish: async (e) => void finished.push(e), started: async (e) => void started.push(e) },
+    finished: { publish: async (e) => void finished.push(e), tellTaken: (e) => void told.push(e), started: async (e) => void started.push(e) },
     guard: { check: async () => undefined },
     clock: { now: () => new Date(NOW) },
     rendererId: 'renderer-1',
@@ -25,7 +26,7 @@ function setup(renderer?: Renderer, inputs?: JobInputs, startGate?: StartGate, h
     handOver,
     observe: (operation, outcome) => void outcomes.push(`${operation}:${outcome}`),
   });
-  return { perform, puts, finished, started, render, outcomes };
+  return { perform, puts, finished, told, started, render, outcomes };
 }
 
 const job = (over: Omit<Partial<RenderJob>, 'params'> & { params?: Partial<RenderParams> } = {}) =>
@@ -193,17 +194,17 @@ describe('performRender', () => {
   });
 
   describe('When a caller waits for the job (confirm_start) and takes the result handed over', () => {
-    it('should store nothing and announce the success without an object', async () => {
+    it('should store nothing, neither the result nor its event, and tell the success without an object', async () => {
       const offered: { event: RenderFinished; body: Uint8Array }[] = [];
       const takes = { offer: async (event: RenderFinished, body: Uint8Array) => (offered.push({ event, body }), true) };
-      const { perform, puts, finished, outcomes } = setup(undefined, undefined, { confirm: async () => 'go' }, takes);
+      const { perform, puts, finished, told, outcomes } = setup(undefined, undefined, { confirm: async () => 'go' }, takes);
       expect(await perform(job({ confirm_start: true }), { isLast: false })).toEqual({ kind: 'ack' });
       expect(offered).toHaveLength(1);
       expect([...offered[0]!.body]).toEqual([1, 2, 3]);
       expect(offered[0]!.event).toMatchObject({ job_id: 'job-1', status: 'succeeded', result: { object_name: '', content_type: 'image/png', extension: 'png', size: 3, headers: { 'x-service-metadata-title': 'T' } } });
       expect(puts).toEqual([]);
-      expect(finished).toHaveLength(1);
-      expect(finished[0]).toMatchObject({ status: 'succeeded', reservation_id: offered[0]!.event.reservation_id, result: { object_name: '', size: 3 } });
+      expect(finished).toEqual([]);
+      expect(told).toEqual([offered[0]!.event]);
       expect(outcomes).toEqual(['screenshot:succeeded']);
     });
   });

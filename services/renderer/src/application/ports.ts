@@ -23,6 +23,8 @@ export interface ResultHandOver {
 /** Announces a finished render (success or failure), and the start of an asynchronous one. */
 export interface FinishedPublisher {
   publish(event: RenderFinished): Promise<void>;
+  /** Tells, without storing it, the outcome of a render whose caller took the result handed over. */
+  tellTaken(event: RenderFinished): void;
   started(event: RenderStarted): Promise<void>;
 }
 
