@@ -1,6 +1,6 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 
-export type { NatsConnection } from '@nats-io/transport-node';
+export type { NatsConnection, Subscription } from '@nats-io/transport-node';
 
 /**
  * Connects to NATS (`servers`: one URL, or every server of a cluster comma-separated; the client reconnects

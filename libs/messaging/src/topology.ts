@@ -20,19 +20,27 @@ export const SUBJECTS = {
   /** Core NATS: an account got a new access key (opened or rotated); edges drop cached refusals. */
   accountKeysChanged: 'accounts.account.keys-changed',
   /**
+   * Where a caller that waits for render jobs listens (RenderJob.caller_subject): one subscription of that
+   * caller, `renderCallsTo`, takes what renderers ask of it for every job it waits for.
+   */
+  renderCaller: (callerId: string) => `renderer.call.${callerId}`,
+  /** A caller's one subscription: `<caller subject>.<job_id>.start` and `.result` of all its jobs. */
+  renderCallsTo: (callerSubject: string) => `${callerSubject}.*.*`,
+  /**
    * Core NATS request/reply, never in a stream: a renderer about to start a job that a caller waits for
    * (RenderJob.confirm_start) asks that caller here; "go" starts it, anything else (the caller shed it, or
-   * is gone: no responders) drops it unrendered.
+   * is gone: no responders) drops it unrendered. A job without a caller subject (queued by an earlier
+   * edge) is asked on its own subject, `renderer.call.<job_id>.start`.
    */
-  renderStart: (jobId: string) => `renderer.call.${jobId}.start`,
+  renderStart: (job: { job_id: string; caller_subject?: string | undefined }) =>
+    job.caller_subject ? `${job.caller_subject}.${job.job_id}.start` : `renderer.call.${job.job_id}.start`,
   /**
    * Core NATS request/reply, never in a stream: a renderer hands a synchronous render's outcome with its
    * result's bytes (RenderHandOver) to the caller waiting for it; "taken" means the caller holds it, and
    * nothing else of the result is stored.
    */
-  renderHandOver: (jobId: string) => `renderer.call.${jobId}.result`,
-  /** What the caller waiting for a job listens to: its start question and its hand-over, one subscription. */
-  renderCall: (jobId: string) => `renderer.call.${jobId}.*`,
+  renderHandOver: (job: { job_id: string; caller_subject?: string | undefined }) =>
+    job.caller_subject ? `${job.caller_subject}.${job.job_id}.result` : `renderer.call.${job.job_id}.result`,
   /**
    * Render events, on the RENDER_EVENTS stream: `render.<origin>.<event>.<id>`. The origin says whose
    * render it is, so each consumer filters what it needs and never decodes another's: `sync` (a caller

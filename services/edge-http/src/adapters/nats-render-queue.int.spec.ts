@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBus, type TestBus } from '@app/testkit';
-import { SUBJECTS, jetstream, type BusStatus } from '@app/messaging';
+import { STREAMS, SUBJECTS, jetstream, jetstreamManager, type BusStatus } from '@app/messaging';
 import { openRenderJobPublisher } from '@app/render-contracts';
 import { RenderFinished, RenderHandOver, RenderJob } from '@app/proto/render';
 import { RenderAbandoned } from '../application/render-sync.js';
@@ -38,14 +38,22 @@ describe('Waiting for a sync render', () => {
   });
 
   const jobOf = (jobId: string) => RenderJob.fromPartial({ job_id: jobId, account_id: 'acct-1', operation: 'screenshot', origin: 'api' });
+  /** The job as a renderer pulls it from the work queue (the last one queued). */
+  const queuedJob = async (jobId: string) => {
+    const msg = await (await jetstreamManager(bus.nc)).streams.getMessage(STREAMS.RENDER_JOBS.name, { last_by_subj: SUBJECTS.renderJobRequested });
+    const job = RenderJob.decode(msg!.data);
+    expect(job.job_id).toBe(jobId);
+    return job;
+  };
   /** What a renderer that pulled the job hears when it asks the edge to start it. */
-  const askToStart = async (jobId: string) => new TextDecoder().decode((await bus.nc.request(SUBJECTS.renderStart(jobId), new Uint8Array(), { timeout: 2_000 })).data);
+  const askToStart = async (jobId: string) =>
+    new TextDecoder().decode((await bus.nc.request(SUBJECTS.renderStart(await queuedJob(jobId)), new Uint8Array(), { timeout: 2_000 })).data);
 
   /** What a renderer hears when it hands the result over: "taken", "refused", or an error (nobody listens). */
   const handOver = async (jobId: string, body: Uint8Array) => {
     const finished = RenderFinished.fromPartial({ job_id: jobId, account_id: 'acct-1', status: 'succeeded', result: { object_name: '', content_type: 'image/png', extension: 'png', size: body.byteLength } });
     const data = RenderHandOver.encode({ finished, body: Buffer.from(body) }).finish();
-    return new TextDecoder().decode((await bus.nc.request(SUBJECTS.renderHandOver(jobId), data, { timeout: 2_000 })).data);
+    return new TextDecoder().decode((await bus.nc.request(SUBJECTS.renderHandOver(await queuedJob(jobId)), data, { timeout: 2_000 })).data);
   };
 
   describe('When the renderer hands the result over while its caller waits', () => {
@@ -59,8 +67,34 @@ describe('Waiting for a sync render', () => {
       expect(answer).toBe('taken');
       expect(outcome.finished).toMatchObject({ job_id: 'job-handed', status: 'succeeded', result: { object_name: '', content_type: 'image/png' } });
       expect([...outcome.body!]).toEqual([7, 8, 9]);
-      // The wait is over: its subscription is gone, and a renderer offering again stores the result.
-      await expect(handOver('job-handed', new Uint8Array([1]))).rejects.toThrow();
+      // The wait is over: a renderer offering again is refused, and stores the result.
+      expect(await handOver('job-handed', new Uint8Array([1]))).toBe('refused');
+    });
+  });
+
+  describe('When it waits for several jobs at once (one subscription for all of them)', () => {
+    it("should give each wait its own renderer's questions and result", async () => {
+      const js = jetstream(bus.nc);
+      const queue = natsRenderQueue(bus.nc, await openRenderJobPublisher(bus.nc, js));
+      const first = queue.submitAndWait(jobOf('job-first'), { startWithinMs: 30_000, waitMs: 30_000 });
+      await new Promise((r) => setTimeout(r, 200));
+      const firstJob = await queuedJob('job-first');
+      const second = queue.submitAndWait(jobOf('job-second'), { startWithinMs: 30_000, waitMs: 30_000 });
+      await new Promise((r) => setTimeout(r, 200));
+      const secondJob = await queuedJob('job-second');
+      expect(firstJob.caller_subject).toBe(queue.callerSubject);
+      expect(secondJob.caller_subject).toBe(queue.callerSubject);
+      expect(await askToStart('job-second')).toBe('go');
+      expect(await handOver('job-second', new Uint8Array([2]))).toBe('taken');
+      expect([...(await second).body!]).toEqual([2]);
+      // The first still waits: asked now, it starts and takes its own result.
+      const ask = (subject: string, data?: Uint8Array) => bus.nc.request(subject, data ?? new Uint8Array(), { timeout: 2_000 }).then((m) => m.string());
+      expect(await ask(SUBJECTS.renderStart(firstJob))).toBe('go');
+      const finished = RenderFinished.fromPartial({ job_id: 'job-first', account_id: 'acct-1', status: 'succeeded', result: { object_name: '', content_type: 'image/png', extension: 'png', size: 1 } });
+      expect(await ask(SUBJECTS.renderHandOver(firstJob), RenderHandOver.encode({ finished, body: Buffer.from([1]) }).finish())).toBe('taken');
+      expect([...(await first).body!]).toEqual([1]);
+      // A job this edge never waited for is shed, its result refused.
+      expect(await ask(SUBJECTS.renderStart({ job_id: 'job-unknown', caller_subject: queue.callerSubject }))).toBe('shed');
     });
   });
 
@@ -73,7 +107,7 @@ describe('Waiting for a sync render', () => {
       await new Promise((r) => setTimeout(r, 200));
       gone.abort();
       await expect(waiting).rejects.toBeInstanceOf(RenderAbandoned);
-      await expect(askToStart('job-gone-early')).rejects.toThrow();
+      expect(await askToStart('job-gone-early')).toBe('shed');
     });
   });
 
@@ -89,7 +123,7 @@ describe('Waiting for a sync render', () => {
       gone.abort();
       await expect(waiting).rejects.toBeInstanceOf(RenderAbandoned);
       // Nobody takes the result any more: the renderer stores it and announces it.
-      await expect(handOver('job-gone-late', new Uint8Array([1]))).rejects.toThrow();
+      expect(await handOver('job-gone-late', new Uint8Array([1]))).toBe('refused');
       const late = RenderFinished.fromPartial({ job_id: 'job-gone-late', account_id: 'acct-1', status: 'succeeded' });
       bus.nc.publish(SUBJECTS.renderEvent('sync', 'finished', 'job-gone-late'), RenderFinished.encode(late).finish());
       await bus.nc.flush();

@@ -1,25 +1,69 @@
+import { randomBytes } from 'node:crypto';
 import { errors } from '@app/errors';
-import { STREAMS, SUBJECTS, busStatus, isBusUnavailable, jetstreamManager, whileBusUnavailable, type BusStatus, type NatsConnection } from '@app/messaging';
+import { STREAMS, SUBJECTS, busStatus, isBusUnavailable, jetstreamManager, whileBusUnavailable, type BusStatus, type NatsConnection, type Subscription } from '@app/messaging';
 import { type RenderJobPublisher } from '@app/render-contracts';
 import { RenderFinished, RenderHandOver } from '@app/proto/render';
 import type { RenderQueue, RenderWaitOutcome } from '../application/ports.js';
 import { RenderAbandoned, RenderNotStarted, RenderWaitTimeout } from '../application/render-sync.js';
 
-/** Answers to a renderer asking to start a job (`renderer.call.<job_id>.start`). */
+/** Answers to a renderer asking to start a job (`<caller subject>.<job_id>.start`). */
 const GO = new TextEncoder().encode('go');
 const SHED = new TextEncoder().encode('shed');
-/** Answers to a renderer handing over a result (`renderer.call.<job_id>.result`). */
+/** Answers to a renderer handing over a result (`<caller subject>.<job_id>.result`). */
 const TAKEN = new TextEncoder().encode('taken');
 const REFUSED = new TextEncoder().encode('refused');
+
+/** What a renderer asks of the caller waiting for one job: to start it, to take its result. */
+interface JobCalls {
+  start(): Uint8Array;
+  result(data: Uint8Array): Uint8Array;
+}
+
+/**
+ * One subscription for every job this edge waits for (`<caller subject>.<job_id>.start` and `.result`),
+ * made once instead of one per job: a job costs no subscription of its own (on a cluster, none to spread
+ * to the other servers before the renderer asks). A question about a job not waited for (any more) is
+ * answered as a wait that ended would answer it: shed, refused.
+ */
+function renderCalls(nc: NatsConnection) {
+  const callerSubject = SUBJECTS.renderCaller(randomBytes(12).toString('base64url').replace(/[^A-Za-z0-9]/g, 'x'));
+  const waiting = new Map<string, JobCalls>();
+  let subscription: Subscription | undefined;
+  const listen = () => {
+    subscription ??= nc.subscribe(SUBJECTS.renderCallsTo(callerSubject), {
+      callback: (err, msg) => {
+        if (err) return;
+        // <caller subject>.<job_id>.<start|result>
+        const call = msg.subject.slice(callerSubject.length + 1);
+        const dot = call.lastIndexOf('.');
+        const job = waiting.get(call.slice(0, dot));
+        if (call.slice(dot + 1) === 'result') msg.respond(job ? job.result(msg.data) : REFUSED);
+        else msg.respond(job ? job.start() : SHED);
+      },
+    });
+  };
+  return {
+    callerSubject,
+    /** Listens for the calls about `jobId` until the returned function is called. */
+    await(jobId: string, calls: JobCalls): () => void {
+      listen();
+      waiting.set(jobId, calls);
+      return () => {
+        if (waiting.get(jobId) === calls) waiting.delete(jobId);
+      };
+    },
+  };
+}
 
 /**
  * Render jobs go to the RENDER_JOBS work queue (deduplicated by job id, large parameters by reference); the outcome comes back on the
  * job's own finished subject, which the edge subscribes to before publishing, or before it, with the
- * result's bytes, on the job's hand-over subject (RenderHandOver: a result that fits in a message, taken
- * only while the caller waits; nothing of it is stored). The job asks for a start
- * confirmation: a renderer starts it only after this edge said "go" on the job's start subject. If none
- * asked within `startWithinMs` (every slot busy, or no renderer alive), the edge sheds the job: it answers
- * the caller at once and any later start request gets "shed" (or no responders), so it is never rendered.
+ * result's bytes, on the job's hand-over subject under this edge's caller subject (RenderHandOver: a result
+ * that fits in a message, taken only while the caller waits; nothing of it is stored). The job asks for a
+ * start confirmation: a renderer starts it only after this edge said "go" on the job's start subject. If
+ * none asked within `startWithinMs` (every slot busy, or no renderer alive), the edge sheds the job: it
+ * answers the caller at once and any later start request gets "shed" (or, the edge gone, no responders), so
+ * it is never rendered.
  * The outcome is a core message: one published while this edge's connection was down (its NATS node lost)
  * never reaches the subscription, so after a reconnect, and before giving up at the wait's end, the edge
  * reads it from RENDER_EVENTS, where the renderer stored it. Otherwise a render that succeeded, and is
@@ -28,8 +72,11 @@ const REFUSED = new TextEncoder().encode('refused');
  * started yet is shed, a started one's outcome goes to `discard` when it comes, within the wait's bound),
  * even while the job's publish is still unanswered.
  */
-export function natsRenderQueue(nc: NatsConnection, jobs: RenderJobPublisher, bus: BusStatus = busStatus(nc)): RenderQueue {
+export function natsRenderQueue(nc: NatsConnection, jobs: RenderJobPublisher, bus: BusStatus = busStatus(nc)): RenderQueue & { callerSubject: string } {
+  const calls = renderCalls(nc);
   return {
+    /** Where renderers ask this edge about the jobs it waits for (RenderJob.caller_subject). */
+    callerSubject: calls.callerSubject,
     async submitAndWait(job, limits) {
       if (!bus.connected()) throw errors.serviceUnavailable();
       if (limits.signal?.aborted) throw new RenderAbandoned();
@@ -79,20 +126,15 @@ export function natsRenderQueue(nc: NatsConnection, jobs: RenderJobPublisher, bu
         resolve({ finished: handOver.finished, body: handOver.body });
         return true;
       };
-      const handOverSubject = SUBJECTS.renderHandOver(job.job_id);
-      // One subscription for what the renderer asks of this caller: to start the job, to take its result.
-      const calls = nc.subscribe(SUBJECTS.renderCall(job.job_id), {
-        callback: (err, msg) => {
-          if (err) return;
-          if (msg.subject === handOverSubject) {
-            msg.respond(take(msg.data) ? TAKEN : REFUSED);
-            return;
-          }
+      // What the renderer asks of this caller: to start the job, to take its result.
+      const stopAwaiting = calls.await(job.job_id, {
+        result: (data) => (take(data) ? TAKEN : REFUSED),
+        start: () => {
           if (!shed) {
             clearTimeout(startTimer);
             started = true;
           }
-          msg.respond(shed ? SHED : GO);
+          return shed ? SHED : GO;
         },
       });
       const stopWatchingBus = bus.onDown(() => reject(errors.serviceUnavailable()));
@@ -120,7 +162,7 @@ export function natsRenderQueue(nc: NatsConnection, jobs: RenderJobPublisher, bu
       const stop = () => {
         clearTimeout(startTimer);
         stopListening();
-        calls.unsubscribe();
+        stopAwaiting();
         clearTimeout(waitTimer);
         if (!(abandoned && started)) return finished.unsubscribe();
         const bound = setTimeout(() => finished.unsubscribe(), Math.max(0, limits.waitMs));
@@ -128,7 +170,7 @@ export function natsRenderQueue(nc: NatsConnection, jobs: RenderJobPublisher, bu
         void finished.closed.finally(() => clearTimeout(bound));
       };
       try {
-        const published = jobs.publish({ ...job, confirm_start: true }).catch((err: unknown) => {
+        const published = jobs.publish({ ...job, confirm_start: true, caller_subject: calls.callerSubject }).catch((err: unknown) => {
           throw isBusUnavailable(err) || !bus.connected() ? errors.serviceUnavailable(err) : err;
         });
         // What ends the wait (the bus judged down, the caller gone, no start in time) ends it during the

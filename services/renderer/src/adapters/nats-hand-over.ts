@@ -13,13 +13,13 @@ const ENVELOPE_BYTES = 64 * 1024;
  */
 export function natsResultHandOver(nc: NatsConnection): ResultHandOver {
   return {
-    async offer(event, body) {
+    async offer(job, event, body) {
       const maxPayload = nc.info?.max_payload ?? 0;
       if (body.byteLength > maxPayload - ENVELOPE_BYTES) return false;
       try {
         // A view of the same bytes, no copy.
         const data = RenderHandOver.encode({ finished: event, body: Buffer.from(body.buffer, body.byteOffset, body.byteLength) }).finish();
-        const reply = await nc.request(SUBJECTS.renderHandOver(event.job_id), data, { timeout: OFFER_TIMEOUT_MS, headers: traceHeaders() });
+        const reply = await nc.request(SUBJECTS.renderHandOver(job), data, { timeout: OFFER_TIMEOUT_MS, headers: traceHeaders() });
         return reply.string() === 'taken';
       } catch {
         // Nobody listening (the caller already answered, or is gone), no answer in time, the bus down.

@@ -16,7 +16,7 @@ afterAll(() => bus?.stop());
 const edgeListening = (jobId: string, answer: string, afterMs = 0) =>
   new Promise<void>((listening) =>
     setTimeout(() => {
-      bus.nc.subscribe(SUBJECTS.renderStart(jobId), { max: 1, callback: (_err, msg) => msg.respond(new TextEncoder().encode(answer)) });
+      bus.nc.subscribe(SUBJECTS.renderStart({ job_id: jobId }), { max: 1, callback: (_err, msg) => msg.respond(new TextEncoder().encode(answer)) });
       void bus.nc.flush().then(() => listening());
     }, afterMs),
   );
@@ -29,7 +29,7 @@ describe('Asking the edge to start a job', () => {
     ] as const)('should hear %s', async (answer, heard) => {
       const jobId = `job-${answer}`;
       await edgeListening(jobId, answer);
-      expect(await natsStartGate(bus.nc).confirm(jobId, Date.now())).toBe(heard);
+      expect(await natsStartGate(bus.nc).confirm({ job_id: jobId }, Date.now())).toBe(heard);
     });
   });
 
@@ -37,7 +37,7 @@ describe('Asking the edge to start a job', () => {
     it('should ask again and start the job once the edge is heard', async () => {
       const listening = edgeListening('job-late', 'go', 200);
       const startedMs = Date.now();
-      const answer = await natsStartGate(bus.nc).confirm('job-late', startedMs);
+      const answer = await natsStartGate(bus.nc).confirm({ job_id: 'job-late' }, startedMs);
       await listening;
       expect(answer).toBe('go');
       expect(Date.now() - startedMs).toBeGreaterThanOrEqual(200);
@@ -47,7 +47,7 @@ describe('Asking the edge to start a job', () => {
   describe('When nobody listens for a job queued longer ago than interest takes to travel (its edge gave up)', () => {
     it('should drop it at once, without asking again', async () => {
       const startedMs = Date.now();
-      expect(await natsStartGate(bus.nc, { settleMs: 1_000 }).confirm('job-abandoned', startedMs - 5_000)).toBe('shed');
+      expect(await natsStartGate(bus.nc, { settleMs: 1_000 }).confirm({ job_id: 'job-abandoned' }, startedMs - 5_000)).toBe('shed');
       expect(Date.now() - startedMs).toBeLessThan(500);
     });
   });
@@ -55,7 +55,7 @@ describe('Asking the edge to start a job', () => {
   describe('When nobody listens within the settling time', () => {
     it('should drop it once that time is over', async () => {
       const startedMs = Date.now();
-      expect(await natsStartGate(bus.nc, { settleMs: 300 }).confirm('job-never', startedMs)).toBe('shed');
+      expect(await natsStartGate(bus.nc, { settleMs: 300 }).confirm({ job_id: 'job-never' }, startedMs)).toBe('shed');
       const took = Date.now() - startedMs;
       expect(took).toBeGreaterThanOrEqual(300);
       expect(took).toBeLessThan(1_500);

@@ -23,10 +23,11 @@ export function natsStartGate(nc: NatsConnection, opts: { now?: () => number; se
   const now = opts.now ?? Date.now;
   const settleMs = opts.settleMs ?? INTEREST_SETTLE_MS;
   return {
-    async confirm(jobId, queuedUnixMs) {
+    async confirm(job, queuedUnixMs) {
+      const subject = SUBJECTS.renderStart(job);
       for (;;) {
         try {
-          const reply = await nc.request(SUBJECTS.renderStart(jobId), undefined, { timeout: ASK_TIMEOUT_MS });
+          const reply = await nc.request(subject, undefined, { timeout: ASK_TIMEOUT_MS });
           return reply.string() === 'go' ? 'go' : 'shed';
         } catch (err) {
           if (!isNoResponders(err)) return 'unanswered';

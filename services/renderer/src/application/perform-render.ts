@@ -94,7 +94,7 @@ export function performRender(deps: {
     }
     if (job.confirm_start && deps.startGate) {
       // The caller sheds a job no renderer started in time: it is never rendered, nor announced.
-      const answer = await deps.startGate.confirm(job.job_id, Number(job.created_unix_ms));
+      const answer = await deps.startGate.confirm(job, Number(job.created_unix_ms));
       if (answer === 'shed') return [ack, 'shed'];
       if (answer === 'unanswered') return attempt.isLast ? [ack, 'shed'] : [nak(SOON_MS), 'retried'];
     }
@@ -122,7 +122,7 @@ export function performRender(deps: {
       // no event is stored (the caller holds the outcome, and its answer settles the reservation).
       if (job.confirm_start && !job.placement && deps.handOver) {
         const event = finishedEvent(job, startedMs, { status: 'succeeded', result: { ...described, object_name: '', expires_unix_ms: 0 } });
-        if (await deps.handOver.offer(event, output.body)) {
+        if (await deps.handOver.offer(job, event, output.body)) {
           finished.tellTaken(event);
           return [ack, 'succeeded'];
         }

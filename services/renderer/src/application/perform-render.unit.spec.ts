@@ -3,7 +3,7 @@ import { decodeResultMeta } from '@app/render-contracts';
 import { RenderJob, RenderParams, type RenderFinished, type RenderStarted } from '@app/proto/render';
 import { performRender } from './perform-render.js';
 import { AppError } from '@app/errors';
-import type { JobInputs, Renderer, ResultHandOver, StartAnswer, StartGate } from './ports.js';
+import type { JobCaller, JobInputs, Renderer, ResultHandOver, StartAnswer, StartGate } from './ports.js';
 
 const NOW = 1_800_000_000_000;
 
@@ -172,9 +172,9 @@ describe('performRender', () => {
   ])('When the waiting caller answers %s to the start request', (answer, kind, outcome) => {
     it(`should ${answer === 'go' ? 'render it' : 'not render it nor announce anything'}`, async () => {
       const asked: string[] = [];
-      const { perform, render, finished, puts, outcomes } = setup(undefined, undefined, { confirm: async (id) => (asked.push(id), answer) });
-      const disposition = await perform(job({ confirm_start: true }), { isLast: false });
-      expect(asked).toEqual(['job-1']);
+      const { perform, render, finished, puts, outcomes } = setup(undefined, undefined, { confirm: async (j) => (asked.push(`${j.job_id} at ${j.caller_subject}`), answer) });
+      const disposition = await perform(job({ confirm_start: true, caller_subject: 'renderer.call.edge1' }), { isLast: false });
+      expect(asked).toEqual(['job-1 at renderer.call.edge1']);
       expect(disposition.kind).toBe(kind);
       expect(render).toHaveBeenCalledTimes(answer === 'go' ? 1 : 0);
       expect(finished).toHaveLength(answer === 'go' ? 1 : 0);
@@ -186,7 +186,7 @@ describe('performRender', () => {
   describe('When a job does not ask for a start confirmation (async renders, task runs)', () => {
     it('should start it without asking', async () => {
       const asked: string[] = [];
-      const { perform, render } = setup(undefined, undefined, { confirm: async (id) => (asked.push(id), 'shed') });
+      const { perform, render } = setup(undefined, undefined, { confirm: async (j) => (asked.push(j.job_id), 'shed') });
       await perform(job(), { isLast: false });
       expect(asked).toEqual([]);
       expect(render).toHaveBeenCalledTimes(1);
@@ -195,11 +195,12 @@ describe('performRender', () => {
 
   describe('When a caller waits for the job (confirm_start) and takes the result handed over', () => {
     it('should store nothing, neither the result nor its event, and tell the success without an object', async () => {
-      const offered: { event: RenderFinished; body: Uint8Array }[] = [];
-      const takes = { offer: async (event: RenderFinished, body: Uint8Array) => (offered.push({ event, body }), true) };
+      const offered: { caller: JobCaller; event: RenderFinished; body: Uint8Array }[] = [];
+      const takes = { offer: async (caller: JobCaller, event: RenderFinished, body: Uint8Array) => (offered.push({ caller, event, body }), true) };
       const { perform, puts, finished, told, outcomes } = setup(undefined, undefined, { confirm: async () => 'go' }, takes);
-      expect(await perform(job({ confirm_start: true }), { isLast: false })).toEqual({ kind: 'ack' });
+      expect(await perform(job({ confirm_start: true, caller_subject: 'renderer.call.edge1' }), { isLast: false })).toEqual({ kind: 'ack' });
       expect(offered).toHaveLength(1);
+      expect(offered[0]!.caller).toMatchObject({ job_id: 'job-1', caller_subject: 'renderer.call.edge1' });
       expect([...offered[0]!.body]).toEqual([1, 2, 3]);
       expect(offered[0]!.event).toMatchObject({ job_id: 'job-1', status: 'succeeded', result: { object_name: '', content_type: 'image/png', extension: 'png', size: 3, headers: { 'x-service-metadata-title': 'T' } } });
       expect(puts).toEqual([]);

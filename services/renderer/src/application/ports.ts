@@ -17,8 +17,11 @@ export interface ResultSink {
  * away), too large for a message, or unanswered; the result is stored as for any other render.
  */
 export interface ResultHandOver {
-  offer(event: RenderFinished, body: Uint8Array): Promise<boolean>;
+  offer(job: JobCaller, event: RenderFinished, body: Uint8Array): Promise<boolean>;
 }
+
+/** The job a caller waits for, and where that caller listens (absent: the job's own subjects). */
+export type JobCaller = Pick<RenderJob, 'job_id' | 'caller_subject'>;
 
 /** Announces a finished render (success or failure), and the start of an asynchronous one. */
 export interface FinishedPublisher {
@@ -48,7 +51,7 @@ export type StartAnswer = 'go' | 'shed' | 'unanswered';
 /** Asks the caller of a job whether it still wants it started (it sheds jobs no renderer started in time). */
 export interface StartGate {
   /** `queuedUnixMs`: when the caller queued the job (its `created_unix_ms`). */
-  confirm(jobId: string, queuedUnixMs: number): Promise<StartAnswer>;
+  confirm(job: JobCaller, queuedUnixMs: number): Promise<StartAnswer>;
 }
 
 /** How one job ended here, for the metrics: shed jobs were dropped unrendered, retried ones come back. */
