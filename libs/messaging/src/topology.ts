@@ -24,7 +24,7 @@ export const SUBJECTS = {
    * caller, `renderCallsTo`, takes what renderers ask of it for every job it waits for.
    */
   renderCaller: (callerId: string) => `renderer.call.${callerId}`,
-  /** A caller's one subscription: `<caller subject>.<job_id>.start` and `.result` of all its jobs. */
+  /** A caller's one subscription: `<caller subject>.<job_id>.start`, `.result` and `.finished` of all its jobs. */
   renderCallsTo: (callerSubject: string) => `${callerSubject}.*.*`,
   /**
    * Core NATS request/reply, never in a stream: a renderer about to start a job that a caller waits for
@@ -41,6 +41,12 @@ export const SUBJECTS = {
    */
   renderHandOver: (job: { job_id: string; caller_subject?: string | undefined }) =>
     job.caller_subject ? `${job.caller_subject}.${job.job_id}.result` : `renderer.call.${job.job_id}.result`,
+  /**
+   * Core NATS, never in a stream: the RenderFinished of a job a caller waits for that was not handed over
+   * (stored with its result, or a failure), told to that caller besides being stored as a render event, so
+   * the caller's one subscription hears it. Only for jobs with a caller subject.
+   */
+  renderFinishedCall: (job: { job_id: string; caller_subject: string }) => `${job.caller_subject}.${job.job_id}.finished`,
   /**
    * Render events, on the RENDER_EVENTS stream: `render.<origin>.<event>.<id>`. The origin says whose
    * render it is, so each consumer filters what it needs and never decodes another's: `sync` (a caller

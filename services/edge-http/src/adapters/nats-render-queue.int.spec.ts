@@ -72,6 +72,21 @@ describe('Waiting for a sync render', () => {
     });
   });
 
+  describe('When the renderer stored the outcome (not handed over) and tells it where the edge listens', () => {
+    it('should answer with that outcome, without bytes (the result is read from the store)', async () => {
+      const js = jetstream(bus.nc);
+      const queue = natsRenderQueue(bus.nc, await openRenderJobPublisher(bus.nc, js));
+      const waiting = queue.submitAndWait(jobOf('job-stored'), { startWithinMs: 30_000, waitMs: 30_000 });
+      await new Promise((r) => setTimeout(r, 200));
+      expect(await askToStart('job-stored')).toBe('go');
+      const stored = RenderFinished.fromPartial({ job_id: 'job-stored', account_id: 'acct-1', status: 'succeeded', result: { object_name: 'job-stored', content_type: 'image/png', extension: 'png', size: 9 } });
+      bus.nc.publish(SUBJECTS.renderFinishedCall({ job_id: 'job-stored', caller_subject: queue.callerSubject }), RenderFinished.encode(stored).finish());
+      const { finished, body } = await waiting;
+      expect(finished).toMatchObject({ job_id: 'job-stored', result: { object_name: 'job-stored' } });
+      expect(body).toBeUndefined();
+    });
+  });
+
   describe('When it waits for several jobs at once (one subscription for all of them)', () => {
     it("should give each wait its own renderer's questions and result", async () => {
       const js = jetstream(bus.nc);
@@ -125,7 +140,7 @@ describe('Waiting for a sync render', () => {
       // Nobody takes the result any more: the renderer stores it and announces it.
       expect(await handOver('job-gone-late', new Uint8Array([1]))).toBe('refused');
       const late = RenderFinished.fromPartial({ job_id: 'job-gone-late', account_id: 'acct-1', status: 'succeeded' });
-      bus.nc.publish(SUBJECTS.renderEvent('sync', 'finished', 'job-gone-late'), RenderFinished.encode(late).finish());
+      bus.nc.publish(SUBJECTS.renderFinishedCall({ job_id: 'job-gone-late', caller_subject: queue.callerSubject }), RenderFinished.encode(late).finish());
       await bus.nc.flush();
       await new Promise((r) => setTimeout(r, 200));
       expect(discarded.map((f) => f.job_id)).toEqual(['job-gone-late']);

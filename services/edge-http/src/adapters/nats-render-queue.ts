@@ -13,17 +13,18 @@ const SHED = new TextEncoder().encode('shed');
 const TAKEN = new TextEncoder().encode('taken');
 const REFUSED = new TextEncoder().encode('refused');
 
-/** What a renderer asks of the caller waiting for one job: to start it, to take its result. */
+/** What a renderer asks or tells the caller waiting for one job: to start it, to take its result, how it ended. */
 interface JobCalls {
   start(): Uint8Array;
   result(data: Uint8Array): Uint8Array;
+  finished(data: Uint8Array): void;
 }
 
 /**
- * One subscription for every job this edge waits for (`<caller subject>.<job_id>.start` and `.result`),
- * made once instead of one per job: a job costs no subscription of its own (on a cluster, none to spread
- * to the other servers before the renderer asks). A question about a job not waited for (any more) is
- * answered as a wait that ended would answer it: shed, refused.
+ * One subscription for every job this edge waits for (`<caller subject>.<job_id>.start`, `.result` and
+ * `.finished`), made once instead of one per job: a job costs no subscription of its own (on a cluster,
+ * none to spread to the other servers before the renderer asks). A question about a job not waited for
+ * (any more) is answered as a wait that ended would answer it: shed, refused.
  */
 function renderCalls(nc: NatsConnection) {
   const callerSubject = SUBJECTS.renderCaller(randomBytes(12).toString('base64url').replace(/[^A-Za-z0-9]/g, 'x'));
@@ -33,11 +34,13 @@ function renderCalls(nc: NatsConnection) {
     subscription ??= nc.subscribe(SUBJECTS.renderCallsTo(callerSubject), {
       callback: (err, msg) => {
         if (err) return;
-        // <caller subject>.<job_id>.<start|result>
+        // <caller subject>.<job_id>.<start|result|finished>
         const call = msg.subject.slice(callerSubject.length + 1);
         const dot = call.lastIndexOf('.');
         const job = waiting.get(call.slice(0, dot));
-        if (call.slice(dot + 1) === 'result') msg.respond(job ? job.result(msg.data) : REFUSED);
+        const kind = call.slice(dot + 1);
+        if (kind === 'finished') job?.finished(msg.data);
+        else if (kind === 'result') msg.respond(job ? job.result(msg.data) : REFUSED);
         else msg.respond(job ? job.start() : SHED);
       },
     });
@@ -52,14 +55,33 @@ function renderCalls(nc: NatsConnection) {
         if (waiting.get(jobId) === calls) waiting.delete(jobId);
       };
     },
+    /** The outcome of a job whose wait was abandoned after it started, for up to `boundMs`: handed to `late`. */
+    awaitLate(jobId: string, boundMs: number, late: (f: RenderFinished) => void): void {
+      const bound = setTimeout(() => waiting.delete(jobId), Math.max(0, boundMs));
+      bound.unref();
+      waiting.set(jobId, {
+        start: () => SHED,
+        result: () => REFUSED,
+        finished: (data) => {
+          clearTimeout(bound);
+          waiting.delete(jobId);
+          try {
+            late(RenderFinished.decode(data));
+          } catch {
+            // Not an outcome: nothing to discard.
+          }
+        },
+      });
+    },
   };
 }
 
 /**
- * Render jobs go to the RENDER_JOBS work queue (deduplicated by job id, large parameters by reference); the outcome comes back on the
- * job's own finished subject, which the edge subscribes to before publishing, or before it, with the
- * result's bytes, on the job's hand-over subject under this edge's caller subject (RenderHandOver: a result
- * that fits in a message, taken only while the caller waits; nothing of it is stored). The job asks for a
+ * Render jobs go to the RENDER_JOBS work queue (deduplicated by job id, large parameters by reference),
+ * naming this edge's caller subject, where it listens for every job it waits for (renderCalls). The outcome
+ * comes back there: with the result's bytes on the job's hand-over subject (RenderHandOver: a result that
+ * fits in a message, taken only while the caller waits; nothing of it is stored), or else on its finished
+ * subject, told by the renderer once it stored the event (and the result). The job asks for a
  * start confirmation: a renderer starts it only after this edge said "go" on the job's start subject. If
  * none asked within `startWithinMs` (every slot busy, or no renderer alive), the edge sheds the job: it
  * answers the caller at once and any later start request gets "shed" (or, the edge gone, no responders), so
@@ -92,22 +114,6 @@ export function natsRenderQueue(nc: NatsConnection, jobs: RenderJobPublisher, bu
         resolve = res;
         reject = rej;
       });
-      const finished = nc.subscribe(finishedSubject, {
-        max: 1,
-        callback: (err, msg) => {
-          if (err) reject(err);
-          else {
-            try {
-              const f = RenderFinished.decode(msg.data);
-              if (abandoned) limits.discard?.(f);
-              settled = true;
-              resolve({ finished: f });
-            } catch (decodeError) {
-              reject(decodeError);
-            }
-          }
-        },
-      });
       const startTimer = setTimeout(() => {
         shed = true;
         reject(new RenderNotStarted());
@@ -126,9 +132,19 @@ export function natsRenderQueue(nc: NatsConnection, jobs: RenderJobPublisher, bu
         resolve({ finished: handOver.finished, body: handOver.body });
         return true;
       };
-      // What the renderer asks of this caller: to start the job, to take its result.
+      // What the renderer asks or tells this caller: to start the job, to take its result, how it ended.
       const stopAwaiting = calls.await(job.job_id, {
         result: (data) => (take(data) ? TAKEN : REFUSED),
+        finished: (data) => {
+          try {
+            const f = RenderFinished.decode(data);
+            if (abandoned) limits.discard?.(f);
+            settled = true;
+            resolve({ finished: f });
+          } catch (decodeError) {
+            reject(decodeError);
+          }
+        },
         start: () => {
           if (!shed) {
             clearTimeout(startTimer);
@@ -158,16 +174,13 @@ export function natsRenderQueue(nc: NatsConnection, jobs: RenderJobPublisher, bu
       const waitTimer = setTimeout(() => {
         void stored().then((f) => (f ? resolve({ finished: f }) : reject(bus.connected() ? new RenderWaitTimeout() : errors.serviceUnavailable())));
       }, limits.waitMs);
-      /** Unsubscribes: at once, or, for a render abandoned after it started, once its outcome came or the wait's bound passed. */
+      /** Stops listening: at once, or, for a render abandoned after it started, once its outcome came (discarded) or the wait's bound passed. */
       const stop = () => {
         clearTimeout(startTimer);
         stopListening();
         stopAwaiting();
         clearTimeout(waitTimer);
-        if (!(abandoned && started)) return finished.unsubscribe();
-        const bound = setTimeout(() => finished.unsubscribe(), Math.max(0, limits.waitMs));
-        bound.unref();
-        void finished.closed.finally(() => clearTimeout(bound));
+        if (abandoned && started) calls.awaitLate(job.job_id, limits.waitMs, (f) => limits.discard?.(f));
       };
       try {
         const published = jobs.publish({ ...job, confirm_start: true, caller_subject: calls.callerSubject }).catch((err: unknown) => {

@@ -25,11 +25,19 @@ export function natsFinishedPublisher(nc: NatsConnection, js: JetStreamClient): 
         // A connection closing: the caller holds the outcome, and nobody needs this one.
       }
     },
-    async publish(event) {
-      await publishUntilStored(js, SUBJECTS.renderEvent(renderOriginOf(event), 'finished', event.job_id), RenderFinished.encode(event).finish(), {
+    async publish(event, caller) {
+      const data = RenderFinished.encode(event).finish();
+      await publishUntilStored(js, SUBJECTS.renderEvent(renderOriginOf(event), 'finished', event.job_id), data, {
         msgID: `finished:${event.job_id}`,
         headers: traceHeaders(),
       });
+      if (!caller?.caller_subject) return;
+      try {
+        // The waiting caller hears it on its one subscription; one that missed it reads the stored event.
+        nc.publish(SUBJECTS.renderFinishedCall({ job_id: caller.job_id, caller_subject: caller.caller_subject }), data, { headers: traceHeaders() });
+      } catch {
+        // A connection closing: the event is stored, and the caller reads it back.
+      }
     },
     async started(event) {
       // Only asynchronous renders announce their start (their status says "running").

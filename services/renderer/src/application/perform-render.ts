@@ -78,7 +78,7 @@ export function performRender(deps: {
     };
   };
   const announce = (job: RenderJob, startedMs: number, outcome: Pick<RenderFinished, 'status' | 'result' | 'error'>) =>
-    finished.publish(finishedEvent(job, startedMs, outcome));
+    finished.publish(finishedEvent(job, startedMs, outcome), job.confirm_start ? job : undefined);
 
   const fail = (job: RenderJob, startedMs: number, err: AppError) =>
     announce(job, startedMs, { status: 'failed', error: { code: err.code, message: err.message, details: err.details ?? [] } });

@@ -11,13 +11,15 @@ function setup(renderer?: Renderer, inputs?: JobInputs, startGate?: StartGate, h
   const puts: { name: string; body: Uint8Array; metadata?: Record<string, string> }[] = [];
   const finished: RenderFinished[] = [];
   const told: RenderFinished[] = [];
+  /** The caller each finished event was also told to (its caller subject, or none). */
+  const callers: (string | undefined)[] = [];
   const started: RenderStarted[] = [];
   const outcomes: string[] = [];
   const render = vi.fn<Renderer['render']>(async () => ({ body: Buffer.from([1, 2, 3]), contentType: 'image/png', extension: 'png', headers: { 'x-service-metadata-title': 'T' } }));
   const perform = performRender({
     renderer: renderer ?? { render },
     results: { put: async (name, body, metadata) => void puts.push({ name, body, metadata }) },
-    finished: { publish: async (e) => void finished.push(e), tellTaken: (e) => void told.push(e), started: async (e) => void started.push(e) },
+    finished: { publish: async (e, caller) => void (finished.push(e), callers.push(caller?.caller_subject)), tellTaken: (e) => void told.push(e), started: async (e) => void started.push(e) },
     guard: { check: async () => undefined },
     clock: { now: () => new Date(NOW) },
     rendererId: 'renderer-1',
@@ -26,7 +28,7 @@ function setup(renderer?: Renderer, inputs?: JobInputs, startGate?: StartGate, h
     handOver,
     observe: (operation, outcome) => void outcomes.push(`${operation}:${outcome}`),
   });
-  return { perform, puts, finished, told, started, render, outcomes };
+  return { perform, puts, finished, callers, told, started, render, outcomes };
 }
 
 const job = (over: Omit<Partial<RenderJob>, 'params'> & { params?: Partial<RenderParams> } = {}) =>
@@ -211,14 +213,15 @@ describe('performRender', () => {
   });
 
   describe('When the waiting caller does not take the result (gone, too large, no answer)', () => {
-    it('should store it and announce it with its object, as without a hand-over', async () => {
+    it('should store it and announce it with its object, as without a hand-over, telling the caller where it listens', async () => {
       const refuses = { offer: vi.fn(async () => false) };
-      const { perform, puts, finished } = setup(undefined, undefined, { confirm: async () => 'go' }, refuses);
-      await perform(job({ confirm_start: true }), { isLast: false });
+      const { perform, puts, finished, callers } = setup(undefined, undefined, { confirm: async () => 'go' }, refuses);
+      await perform(job({ confirm_start: true, caller_subject: 'renderer.call.edge1' }), { isLast: false });
       expect(refuses.offer).toHaveBeenCalledTimes(1);
       expect(puts.map((p) => p.name)).toEqual(['job-1']);
       expect(finished).toHaveLength(1);
       expect(finished[0]).toMatchObject({ status: 'succeeded', result: { object_name: 'job-1', expires_unix_ms: NOW + 3_600_000 } });
+      expect(callers).toEqual(['renderer.call.edge1']);
     });
   });
 

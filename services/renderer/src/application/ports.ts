@@ -25,7 +25,8 @@ export type JobCaller = Pick<RenderJob, 'job_id' | 'caller_subject'>;
 
 /** Announces a finished render (success or failure), and the start of an asynchronous one. */
 export interface FinishedPublisher {
-  publish(event: RenderFinished): Promise<void>;
+  /** Stores the event; `caller`: the caller waiting for the job, also told it at once where it listens. */
+  publish(event: RenderFinished, caller?: JobCaller): Promise<void>;
   /** Tells, without storing it, the outcome of a render whose caller took the result handed over. */
   tellTaken(event: RenderFinished): void;
   started(event: RenderStarted): Promise<void>;
