@@ -56,13 +56,18 @@ describe('Waiting for a sync render', () => {
     return new TextDecoder().decode((await bus.nc.request(SUBJECTS.renderHandOver(await queuedJob(jobId)), data, { timeout: 2_000 })).data);
   };
 
+  /** A wait for `jobId` that a renderer was told to start ("go"). */
+  const startedWait = async (jobId: string) => {
+    const queue = natsRenderQueue(bus.nc, await openRenderJobPublisher(bus.nc, jetstream(bus.nc)));
+    const waiting = queue.submitAndWait(jobOf(jobId), { startWithinMs: 30_000, waitMs: 30_000 });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await askToStart(jobId)).toBe('go');
+    return { queue, waiting };
+  };
+
   describe('When the renderer hands the result over while its caller waits', () => {
     it('should take it: the outcome comes with the bytes, and a second hand-over is refused', async () => {
-      const js = jetstream(bus.nc);
-      const queue = natsRenderQueue(bus.nc, await openRenderJobPublisher(bus.nc, js));
-      const waiting = queue.submitAndWait(jobOf('job-handed'), { startWithinMs: 30_000, waitMs: 30_000 });
-      await new Promise((r) => setTimeout(r, 200));
-      expect(await askToStart('job-handed')).toBe('go');
+      const { waiting } = await startedWait('job-handed');
       const [answer, outcome] = await Promise.all([handOver('job-handed', new Uint8Array([7, 8, 9])), waiting]);
       expect(answer).toBe('taken');
       expect(outcome.finished).toMatchObject({ job_id: 'job-handed', status: 'succeeded', result: { object_name: '', content_type: 'image/png' } });
@@ -74,11 +79,7 @@ describe('Waiting for a sync render', () => {
 
   describe('When the renderer stored the outcome (not handed over) and tells it where the edge listens', () => {
     it('should answer with that outcome, without bytes (the result is read from the store)', async () => {
-      const js = jetstream(bus.nc);
-      const queue = natsRenderQueue(bus.nc, await openRenderJobPublisher(bus.nc, js));
-      const waiting = queue.submitAndWait(jobOf('job-stored'), { startWithinMs: 30_000, waitMs: 30_000 });
-      await new Promise((r) => setTimeout(r, 200));
-      expect(await askToStart('job-stored')).toBe('go');
+      const { queue, waiting } = await startedWait('job-stored');
       const stored = RenderFinished.fromPartial({ job_id: 'job-stored', account_id: 'acct-1', status: 'succeeded', result: { object_name: 'job-stored', content_type: 'image/png', extension: 'png', size: 9 } });
       bus.nc.publish(SUBJECTS.renderFinishedCall({ job_id: 'job-stored', caller_subject: queue.callerSubject }), RenderFinished.encode(stored).finish());
       const { finished, body } = await waiting;
