@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestBus, type TestBus } from '@app/testkit';
 import { STREAMS, SUBJECTS, jetstream, jetstreamManager, type BusStatus } from '@app/messaging';
 import { openRenderJobPublisher } from '@app/render-contracts';
@@ -38,13 +38,17 @@ describe('Waiting for a sync render', () => {
   });
 
   const jobOf = (jobId: string) => RenderJob.fromPartial({ job_id: jobId, account_id: 'acct-1', operation: 'screenshot', origin: 'api' });
-  /** The job as a renderer pulls it from the work queue (the last one queued). */
-  const queuedJob = async (jobId: string) => {
-    const msg = await (await jetstreamManager(bus.nc)).streams.getMessage(STREAMS.RENDER_JOBS.name, { last_by_subj: SUBJECTS.renderJobRequested });
-    const job = RenderJob.decode(msg!.data);
-    expect(job.job_id).toBe(jobId);
-    return job;
-  };
+  /** The job as a renderer pulls it from the work queue, once it is the last one queued. */
+  const queuedJob = (jobId: string) =>
+    vi.waitFor(
+      async () => {
+        const msg = await (await jetstreamManager(bus.nc)).streams.getMessage(STREAMS.RENDER_JOBS.name, { last_by_subj: SUBJECTS.renderJobRequested });
+        const job = RenderJob.decode(msg!.data);
+        expect(job.job_id).toBe(jobId);
+        return job;
+      },
+      { timeout: 5_000, interval: 20 },
+    );
   /** What a renderer that pulled the job hears when it asks the edge to start it. */
   const askToStart = async (jobId: string) =>
     new TextDecoder().decode((await bus.nc.request(SUBJECTS.renderStart(await queuedJob(jobId)), new Uint8Array(), { timeout: 2_000 })).data);
@@ -60,7 +64,6 @@ describe('Waiting for a sync render', () => {
   const startedWait = async (jobId: string) => {
     const queue = natsRenderQueue(bus.nc, await openRenderJobPublisher(bus.nc, jetstream(bus.nc)));
     const waiting = queue.submitAndWait(jobOf(jobId), { startWithinMs: 30_000, waitMs: 30_000 });
-    await new Promise((r) => setTimeout(r, 200));
     expect(await askToStart(jobId)).toBe('go');
     return { queue, waiting };
   };
@@ -93,10 +96,8 @@ describe('Waiting for a sync render', () => {
       const js = jetstream(bus.nc);
       const queue = natsRenderQueue(bus.nc, await openRenderJobPublisher(bus.nc, js));
       const first = queue.submitAndWait(jobOf('job-first'), { startWithinMs: 30_000, waitMs: 30_000 });
-      await new Promise((r) => setTimeout(r, 200));
       const firstJob = await queuedJob('job-first');
       const second = queue.submitAndWait(jobOf('job-second'), { startWithinMs: 30_000, waitMs: 30_000 });
-      await new Promise((r) => setTimeout(r, 200));
       const secondJob = await queuedJob('job-second');
       expect(firstJob.caller_subject).toBe(queue.callerSubject);
       expect(secondJob.caller_subject).toBe(queue.callerSubject);
@@ -134,7 +135,6 @@ describe('Waiting for a sync render', () => {
       const gone = new AbortController();
       const discarded: RenderFinished[] = [];
       const waiting = queue.submitAndWait(jobOf('job-gone-late'), { startWithinMs: 30_000, waitMs: 30_000, signal: gone.signal, discard: (f) => discarded.push(f) });
-      await new Promise((r) => setTimeout(r, 200));
       expect(await askToStart('job-gone-late')).toBe('go');
       gone.abort();
       await expect(waiting).rejects.toBeInstanceOf(RenderAbandoned);
